@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smoke: the checks that must hold at every commit of the sysctl(2) series.
+ *
+ * Runs as /init of an initramfs (PID 1) or as an ordinary program.  Prints
+ * TAP on stdout, with the plan at the end so that a crash in the middle
+ * shows up as a missing plan.  As PID 1 it first mounts /proc, then runs
+ * its own checks, then every executable in /tests (a 32-bit build of
+ * itself, the series' kselftest, ...), each reported as one test line with
+ * its output as diagnostics, and finally powers the guest off.
+ *
+ * What it checks, at every commit:
+ *  - /proc/sys/kernel/ostype reads "Linux";
+ *  - sysctl(2) either is not there (ENOSYS) or follows the contract for
+ *    the names it probes: the value is exactly what the /proc/sys file
+ *    holds, or ENOTDIR while the name is not translated yet (reported as a
+ *    skip, counted in the "translated" diagnostic), or ENOENT when the
+ *    file does not exist;
+ *  - the argument checks: bad nlen -> ENOTDIR, bad pointers -> EFAULT.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sysctl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS__sysctl
+#if defined(__x86_64__)
+#define SYS__sysctl 156
+#elif defined(__i386__)
+#define SYS__sysctl 149
+#else
+#error "unknown sysctl(2) number for this architecture"
+#endif
+#endif
+
+#define TESTS_DIR "/tests"
+#define CHILD_TIMEOUT 300
+
+enum kind { K_STR, K_INT, K_ULONG, K_UUID };
+
+struct probe {
+	const char *path;	/* below /proc/sys */
+	enum kind kind;
+	int nlen;
+	int name[4];
+};
+
+static const struct probe probes[] = {
+	{ "kernel/ostype", K_STR, 2, { CTL_KERN, KERN_OSTYPE } },
+	{ "kernel/osrelease", K_STR, 2, { CTL_KERN, KERN_OSRELEASE } },
+	{ "kernel/version", K_STR, 2, { CTL_KERN, KERN_VERSION } },
+	{ "kernel/hostname", K_STR, 2, { CTL_KERN, KERN_NODENAME } },
+	{ "kernel/panic", K_INT, 2, { CTL_KERN, KERN_PANIC } },
+	{ "kernel/printk", K_INT, 2, { CTL_KERN, KERN_PRINTK } },
+	{ "kernel/pid_max", K_INT, 2, { CTL_KERN, KERN_PIDMAX } },
+	{ "kernel/random/boot_id", K_UUID, 3,
+	  { CTL_KERN, KERN_RANDOM, RANDOM_BOOT_ID } },
+	{ "vm/overcommit_memory", K_INT, 2, { CTL_VM, VM_OVERCOMMIT_MEMORY } },
+	{ "fs/file-max", K_ULONG, 2, { CTL_FS, FS_MAXFILE } },
+	{ "net/core/somaxconn", K_INT, 3,
+	  { CTL_NET, NET_CORE, NET_CORE_SOMAXCONN } },
+	{ "net/ipv4/ip_forward", K_INT, 3,
+	  { CTL_NET, NET_IPV4, NET_IPV4_FORWARD } },
+};
+
+static int test_num;
+static int failures;
+static int translated;
+
+static void tap(int ok, const char *directive, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", ++test_num);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	if (directive)
+		printf(" # %s", directive);
+	putchar('\n');
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static long sys_sysctl(struct __sysctl_args *args)
+{
+	return syscall(SYS__sysctl, args);
+}
+
+/* Reads /proc/sys/<path> into buf; returns its length or -errno. */
+static ssize_t read_proc(const char *path, char *buf, size_t size)
+{
+	char full[256];
+	ssize_t len, total = 0;
+	int fd;
+
+	snprintf(full, sizeof(full), "/proc/sys/%s", path);
+	fd = open(full, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < size - 1) {
+		len = read(fd, buf + total, size - 1 - total);
+		if (len < 0) {
+			len = -errno;
+			close(fd);
+			return len;
+		}
+		if (len == 0)
+			break;
+		total += len;
+	}
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Converts the file's text into the binary form the contract describes. */
+static ssize_t expected_value(const struct probe *p, const char *text,
+			      size_t len, unsigned char *out, size_t size)
+{
+	const char *s = text;
+	char *end;
+	size_t n = 0;
+
+	switch (p->kind) {
+	case K_STR:
+		if (len && text[len - 1] == '\n')
+			len--;
+		if (len > size)
+			return -1;
+		memcpy(out, text, len);
+		return len;
+	case K_INT:
+	case K_ULONG:
+		for (;;) {
+			while (*s == ' ' || *s == '\t' || *s == '\n')
+				s++;
+			if (!*s)
+				break;
+			if (p->kind == K_INT) {
+				int v = (int)strtol(s, &end, 10);
+
+				if (n + sizeof(v) > size)
+					return -1;
+				memcpy(out + n, &v, sizeof(v));
+				n += sizeof(v);
+			} else {
+				unsigned long v = strtoul(s, &end, 10);
+
+				if (n + sizeof(v) > size)
+					return -1;
+				memcpy(out + n, &v, sizeof(v));
+				n += sizeof(v);
+			}
+			if (end == s)
+				return -1;
+			s = end;
+		}
+		return n;
+	case K_UUID:
+		for (; *s && *s != '\n'; s++) {
+			int hi, lo;
+
+			if (*s == '-')
+				continue;
+			hi = hexval(s[0]);
+			lo = hexval(s[1]);
+			if (hi < 0 || lo < 0 || n >= size)
+				return -1;
+			out[n++] = hi << 4 | lo;
+			s++;
+		}
+		return n == 16 ? 16 : -1;
+	}
+	return -1;
+}
+
+/* Returns 1 when sysctl(2) answers at all (not ENOSYS). */
+static int syscall_present(void)
+{
+	int name[2] = { CTL_KERN, KERN_OSTYPE };
+	struct __sysctl_args args = { .name = name, .nlen = 2 };
+
+	return !(sys_sysctl(&args) < 0 && errno == ENOSYS);
+}
+
+static void check_proc_ostype(void)
+{
+	char buf[64];
+	ssize_t len = read_proc("kernel/ostype", buf, sizeof(buf));
+
+	tap(len == 6 && !strcmp(buf, "Linux\n"), NULL,
+	    "/proc/sys/kernel/ostype reads Linux (%zd bytes)", len);
+}
+
+static void check_probe(const struct probe *p, int present)
+{
+	unsigned char got[1024], want[1024];
+	char text[1024];
+	size_t oldlen = sizeof(got);
+	struct __sysctl_args args = {
+		.name = (int *)p->name, .nlen = p->nlen,
+		.oldval = got, .oldlenp = &oldlen,
+	};
+	ssize_t tlen, wlen;
+	long ret;
+	int err;
+
+	if (!present) {
+		tap(1, "SKIP sysctl(2) not available (ENOSYS)",
+		    "sysctl(2) reads %s", p->path);
+		return;
+	}
+	ret = sys_sysctl(&args);
+	err = errno;
+	tlen = read_proc(p->path, text, sizeof(text));
+	if (ret < 0 && err == ENOTDIR) {
+		tap(1, "SKIP not translated at this commit",
+		    "sysctl(2) reads %s", p->path);
+		return;
+	}
+	if (tlen < 0) {
+		tap(ret < 0 && err == -tlen, NULL,
+		    "sysctl(2) reads %s: no such file, error %s (want %s)",
+		    p->path, ret < 0 ? strerror(err) : "none",
+		    strerror(-tlen));
+		return;
+	}
+	if (ret < 0) {
+		tap(0, NULL, "sysctl(2) reads %s: %s", p->path, strerror(err));
+		return;
+	}
+	translated++;
+	wlen = expected_value(p, text, tlen, want, sizeof(want));
+	if (wlen < 0) {
+		tap(0, NULL, "sysctl(2) reads %s: cannot parse the file", p->path);
+		return;
+	}
+	if (p->kind == K_STR && oldlen < sizeof(got) && got[oldlen] != '\0') {
+		tap(0, NULL, "sysctl(2) reads %s: string not NUL-terminated",
+		    p->path);
+		return;
+	}
+	if ((size_t)wlen != oldlen || memcmp(got, want, wlen)) {
+		tap(0, NULL, "sysctl(2) reads %s: %zu bytes, file gives %zd",
+		    p->path, oldlen, wlen);
+		return;
+	}
+	tap(1, NULL, "sysctl(2) reads %s (%zu bytes)", p->path, oldlen);
+}
+
+static void expect_errno(int present, struct __sysctl_args *args, int want,
+			 const char *what)
+{
+	long ret;
+	int err;
+
+	if (!present) {
+		tap(1, "SKIP sysctl(2) not available (ENOSYS)", "%s", what);
+		return;
+	}
+	ret = args ? sys_sysctl(args) : syscall(SYS__sysctl, NULL);
+	err = errno;
+	tap(ret == -1 && err == want, NULL, "%s: %s (want %s)", what,
+	    ret == -1 ? strerror(err) : "success", strerror(want));
+}
+
+static void check_arguments(int present)
+{
+	int name[CTL_MAXNAME + 1] = { CTL_KERN, KERN_OSTYPE };
+	char buf[64];
+	size_t len = sizeof(buf);
+	struct __sysctl_args args;
+	void *bad;
+
+	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (bad == MAP_FAILED) {
+		tap(0, NULL, "mmap of a PROT_NONE page: %s", strerror(errno));
+		return;
+	}
+	args = (struct __sysctl_args){ .name = name, .nlen = -1,
+				       .oldval = buf, .oldlenp = &len };
+	expect_errno(present, &args, ENOTDIR, "nlen -1");
+	args.nlen = CTL_MAXNAME + 1;
+	expect_errno(present, &args, ENOTDIR, "nlen CTL_MAXNAME + 1");
+	expect_errno(present, NULL, EFAULT, "args NULL");
+	expect_errno(present, bad, EFAULT, "args unmapped");
+	args.nlen = 2;
+	args.name = bad;
+	expect_errno(present, &args, EFAULT, "name unmapped");
+	args.name = name;
+	args.oldlenp = NULL;
+	expect_errno(present, &args, EFAULT, "oldval without oldlenp");
+	args.oldlenp = bad;
+	expect_errno(present, &args, EFAULT, "oldlenp unmapped");
+	munmap(bad, 4096);
+}
+
+/* Runs one program of /tests with a time limit; returns 1 when it passed. */
+static int run_child(const char *path)
+{
+	char line[512];
+	int pipefd[2], status = 0, waited = 0;
+	FILE *out;
+	pid_t pid;
+
+	if (pipe(pipefd) < 0)
+		return 0;
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		alarm(CHILD_TIMEOUT);
+		execl(path, path, (char *)NULL);
+		printf("exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	out = fdopen(pipefd[0], "r");
+	while (out && fgets(line, sizeof(line), out)) {
+		line[strcspn(line, "\n")] = '\0';
+		diag("%s", line);
+	}
+	if (out)
+		fclose(out);
+	while (!waited) {
+		if (waitpid(pid, &status, 0) == pid)
+			waited = 1;
+		else if (errno != EINTR)
+			return 0;
+	}
+	if (WIFSIGNALED(status))
+		diag("%s: killed by signal %d", path, WTERMSIG(status));
+	/* kselftest uses exit code 4 for "all skipped". */
+	return WIFEXITED(status) &&
+	       (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 4);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void run_tests_dir(void)
+{
+	struct dirent **list;
+	char path[512];
+	struct stat st;
+	int i, n;
+
+	n = scandir(TESTS_DIR, &list, NULL, by_name);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", TESTS_DIR, list[i]->d_name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 0111))
+			tap(run_child(path), NULL, "%s", path);
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+}
+
+static void run_checks(void)
+{
+	int present = syscall_present();
+	size_t i;
+
+	diag("sysctl(2) is %s", present ? "present" : "absent (ENOSYS)");
+	check_proc_ostype();
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		check_probe(&probes[i], present);
+	check_arguments(present);
+	diag("translated %d of %zu probed names", translated,
+	     sizeof(probes) / sizeof(probes[0]));
+}
+
+int main(void)
+{
+	int pid1 = getpid() == 1;
+
+	if (pid1) {
+		mkdir("/proc", 0555);
+		if (mount("proc", "/proc", "proc", 0, NULL) && errno != EBUSY)
+			printf("# mount /proc: %s\n", strerror(errno));
+		setenv("PATH", "/bin:/tests", 1);
+	}
+	printf("TAP version 13\n");
+	run_checks();
+	if (pid1)
+		run_tests_dir();
+	printf("1..%d\n", test_num);
+	diag("smoke: %d failed of %d", failures, test_num);
+	fflush(stdout);
+	if (!pid1)
+		return failures ? 1 : 0;
+	sync();
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
