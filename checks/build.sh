@@ -13,7 +13,7 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 
-CONFIGS=$WF_TOP/checks/configs
+CONFIGS=$WF_HOME/checks/configs
 
 usage() {
 	echo "usage: $0 [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] CONFIG" >&2

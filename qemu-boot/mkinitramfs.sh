@@ -54,7 +54,7 @@ main() {
 	shift $((OPTIND - 1))
 	[[ -n $out ]] || usage
 	mkdir -p "$BIN"
-	build_if_stale "$BIN/smoke" "$WF_TOP/qemu-boot/smoke.c" "${CFLAGS[@]}"
+	build_if_stale "$BIN/smoke" "$WF_HOME/qemu-boot/smoke.c" "${CFLAGS[@]}"
 	[[ -n $init ]] || init=$BIN/smoke
 	[[ -f $init ]] || die "init program $init does not exist"
 	LIST=$(mktemp)
@@ -66,7 +66,7 @@ main() {
 		echo "dir /tests 0755 0 0"
 		echo "file /init $init 0755 0 0"
 		if [[ $with32 -eq 1 ]]; then
-			build_if_stale "$BIN/smoke32" "$WF_TOP/qemu-boot/smoke.c" -m32 "${CFLAGS[@]}"
+			build_if_stale "$BIN/smoke32" "$WF_HOME/qemu-boot/smoke.c" -m32 "${CFLAGS[@]}"
 			echo "file /tests/00-smoke32 $BIN/smoke32 0755 0 0"
 		fi
 		for prog in "$@"; do

@@ -128,7 +128,7 @@ main() {
 	if [[ -z $initrd ]]; then
 		TMP_INITRD=$(mktemp)
 		trap 'rm -f "$TMP_INITRD"' EXIT
-		"$WF_TOP/qemu-boot/mkinitramfs.sh" -o "$TMP_INITRD" || exit 2
+		"$WF_HOME/qemu-boot/mkinitramfs.sh" -o "$TMP_INITRD" || exit 2
 		initrd=$TMP_INITRD
 	fi
 	[[ -r $initrd ]] || fail_setup "initramfs $initrd does not exist"

@@ -2,8 +2,11 @@
 # Shared helpers for the workflow scripts.  Sourced, never run.
 # shellcheck shell=bash
 
-# Directory of the checkout (the one holding branches.txt).
-WF_TOP=${WF_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# The checkout holding these scripts.
+WF_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The checkout holding the data: branches.txt and the patches (the tests
+# point it at fixtures).
+WF_TOP=${WF_TOP:-$WF_HOME}
 # Cache outside the checkout: kernel repo, build directories, ccache, logs.
 WF_CACHE=${WF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf}
 # Where Debian's linux-source-* packages put their tarball.

@@ -1,0 +1,60 @@
+# The front door of the workflow: each target runs one script.
+# "make help" lists them.
+
+SHELL := /bin/bash
+CONFIG ?= boot
+FORCE ?= 0
+
+.PHONY: all deps base rebuild export build boot checkpatch test test-tools \
+	test-series lint help clean
+
+## all: the whole pipeline (deps, base, rebuild, checkpatch, build and boot the tip)
+all: deps rebuild checkpatch boot
+
+## deps: install the Debian packages the workflow needs (as root)
+deps:
+	@tools/deps.sh
+
+## base: import /usr/src/linux-source-6.1.tar.xz into the cache repo
+base: deps
+	@tools/base.sh >/dev/null
+
+## rebuild: git am patches/ onto the base as the topic branch (FORCE=1 discards unexported commits)
+rebuild: base
+	@tools/rebuild.sh $(if $(filter 1,$(FORCE)),-f)
+
+## export: write the topic branch back to patches/ (git format-patch)
+export:
+	@tools/export.sh
+
+## checkpatch: checkpatch.pl --strict on every commit of the branch
+checkpatch:
+	@checks/checkpatch.sh
+
+## build: build the branch tip in CONFIG (default boot; see checks/configs/matrix.txt)
+build:
+	@checks/build.sh $(CONFIG)
+
+## boot: build the boot config at the tip and run the smoke test in QEMU
+boot:
+	@checks/boot.sh
+
+## test: the tests of the tools (fixtures) and of the real series
+test: deps
+	@tests/run.sh
+
+## test-tools: only the fast tests of the tools on fixture trees
+test-tools: deps
+	@tests/run.sh --tools
+
+## lint: shellcheck the scripts
+lint:
+	@shellcheck -x tools/*.sh checks/*.sh qemu-boot/*.sh tests/*.sh .ci/run
+
+## clean: remove this checkout's output (the cache stays; WF_CACHE names it)
+clean:
+	rm -rf out
+
+## help: list the targets
+help:
+	@sed -n "s/^## \([a-z-]*\): /\1\t/p" $(MAKEFILE_LIST) | expand -t 14

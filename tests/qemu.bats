@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# Tests of the QEMU runner and the smoke test: each way a boot can fail
+# must be caught.  Uses the boot-config kernel of the real cache (built
+# once if it is not there yet).
+
+load test_helper
+
+setup_file() {
+	export WF_CACHE=$REAL_CACHE
+	KERNEL=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+	if [[ ! -r $KERNEL ]]; then
+		echo "# building the boot kernel for the runner tests (once)" >&3
+		"$TOOLS/base.sh" >/dev/null
+		"$TOOLS/rebuild.sh"
+		"$CHECKS/build.sh" boot
+	fi
+	export KERNEL
+	FIX=$BATS_FILE_TMPDIR/fixtures
+	mkdir -p "$FIX"
+	for p in hang badtap noplan; do
+		gcc -static -Os -Wall -Wextra -Werror -o "$FIX/$p" "$REPO_ROOT/tests/fixtures/$p.c"
+		"$QEMU_BOOT/mkinitramfs.sh" -n -i "$FIX/$p" -o "$FIX/$p.cpio"
+	done
+	export FIX
+}
+
+@test "runner: the smoke test passes on the boot kernel" {
+	run "$QEMU_BOOT/run.sh" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
+	[ "$status" -eq 0 ]
+	[[ $output == *"PASS: "*" tests"* ]]
+	grep -q '^ok .* - /proc/sys/kernel/ostype reads Linux' "$BATS_TEST_TMPDIR/console.log"
+	grep -q '^ok .* - /tests/00-smoke32' "$BATS_TEST_TMPDIR/console.log"
+}
+
+@test "runner: a kernel panic fails the boot" {
+	run "$QEMU_BOOT/run.sh" -t 60 -a "rdinit=/nothing" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
+	[ "$status" -eq 1 ]
+	[[ $output == *"FAIL: kernel reported: Kernel panic - not syncing"* ]]
+}
+
+@test "runner: a hung guest is killed at the timeout" {
+	start=$SECONDS
+	run "$QEMU_BOOT/run.sh" -t 8 -i "$FIX/hang.cpio" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
+	[ "$status" -eq 1 ]
+	[[ $output == *"FAIL: guest hung: killed after 8s (last line: ok 1 - about to hang)"* ]]
+	[ $((SECONDS - start)) -lt 30 ]
+	! pgrep -f "$BATS_TEST_TMPDIR/console.log"
+}
+
+@test "runner: a failing smoke test fails the boot" {
+	run "$QEMU_BOOT/run.sh" -t 60 -i "$FIX/badtap.cpio" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
+	[ "$status" -eq 1 ]
+	[[ $output == *"FAIL: 1 test(s) failed: not ok 2 - the sysctl value differs"* ]]
+}
+
+@test "runner: a smoke test without its TAP plan fails the boot" {
+	run "$QEMU_BOOT/run.sh" -t 60 -i "$FIX/noplan.cpio" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
+	[ "$status" -eq 1 ]
+	[[ $output == *"FAIL: no TAP plan on the console"* ]]
+}
+
+@test "runner: oops, BUG, WARNING and sanitizer reports in the log fail" {
+	good=$BATS_TEST_TMPDIR/good.log
+	printf 'TAP version 13\r\nok 1 - a\r\nok 2 - b # SKIP x\r\n1..2\r\n' >"$good"
+	run "$QEMU_BOOT/run.sh" -c "$good"
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 2 tests, 1 skipped" ]
+	for report in \
+		"WARNING: CPU: 0 PID: 1 at kernel/sysctl_binary.c:120 bin_string+0x1/0x2" \
+		"BUG: kernel NULL pointer dereference, address: 0000000000000000" \
+		"Oops: 0000 [#1] PREEMPT SMP" \
+		"BUG: KASAN: slab-out-of-bounds in bin_intvec+0x2a/0x1b0" \
+		"UBSAN: shift-out-of-bounds in kernel/sysctl_binary.c:99:3"; do
+		{ head -n 2 "$good"; echo "[    1.234] $report"; tail -n 2 "$good"; } >"$BATS_TEST_TMPDIR/bad.log"
+		run "$QEMU_BOOT/run.sh" -c "$BATS_TEST_TMPDIR/bad.log"
+		[ "$status" -eq 1 ]
+		[[ $output == "FAIL: kernel reported: [    1.234] $report" ]]
+	done
+	printf 'ok 1 - a\n1..3\n' >"$BATS_TEST_TMPDIR/short.log"
+	run "$QEMU_BOOT/run.sh" -c "$BATS_TEST_TMPDIR/short.log"
+	[ "$status" -eq 1 ]
+	[ "$output" = "FAIL: TAP plan 1..3 but 1 test line(s)" ]
+}
+
+@test "runner: a missing kernel image is named and is not a test failure" {
+	run "$QEMU_BOOT/run.sh" "$BATS_TEST_TMPDIR/no-bzImage"
+	[ "$status" -eq 2 ]
+	[[ $output == *"kernel image $BATS_TEST_TMPDIR/no-bzImage does not exist"* ]]
+}
+
+@test "smoke: a sysctl(2) that returns wrong values is caught" {
+	# Built with getpid() in place of sysctl(2): the call "succeeds"
+	# without producing the value, and ignores bad arguments.
+	gcc -static -Os -Wall -Wextra -Werror -DSMOKE_SYSCTL_NR=39 \
+		-o "$BATS_TEST_TMPDIR/smoke-broken" "$QEMU_BOOT/smoke.c"
+	run "$BATS_TEST_TMPDIR/smoke-broken"
+	[ "$status" -eq 1 ]
+	[[ $output == *"not ok 2 - sysctl(2) reads kernel/ostype: "* ]]
+	[[ $output == *"not ok "*" - nlen -1: success (want Not a directory)"* ]]
+	[[ $output == *"1..20"* ]]
+}
+
+@test "smoke: on a kernel without sysctl(2) every probe is skipped, /proc/sys is checked" {
+	gcc -static -Os -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/smoke" "$QEMU_BOOT/smoke.c"
+	run "$BATS_TEST_TMPDIR/smoke"
+	if [[ $output != *"sysctl(2) is absent (ENOSYS)"* ]]; then
+		skip "this host kernel has sysctl(2)"
+	fi
+	[ "$status" -eq 0 ]
+	[[ $output == *"ok 1 - /proc/sys/kernel/ostype reads Linux"* ]]
+	[[ $output == *"ok 2 - sysctl(2) reads kernel/ostype # SKIP sysctl(2) not available (ENOSYS)"* ]]
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Run the test suites and end with "N passed, N failed, N skipped".
+#
+#   tests/run.sh [--tools]
+#
+# tools.bats and qemu.bats test the workflow on fixtures (seconds, plus
+# one build of the base kernel the first time); series.bats validates the
+# real series: rebuild from patches/, checkpatch, build, boot.
+set -euo pipefail
+
+cd "$(dirname "$0")"
+suites=(tools.bats qemu.bats)
+[[ ${1:-} == --tools ]] || suites+=(series.bats)
+
+tap=$(mktemp)
+trap 'rm -f "$tap"' EXIT
+rc=0
+bats --tap "${suites[@]}" | tee "$tap" || rc=$?
+passed=$(grep -E '^ok [0-9]+ ' "$tap" | grep -vc '# skip' || true)
+skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$tap" || true)
+failed=$(grep -cE '^not ok [0-9]+ ' "$tap" || true)
+planned=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$tap" | head -n 1)
+if [[ $((passed + skipped + failed)) -ne ${planned:-0} ]]; then
+	echo "# bats planned ${planned:-no} tests but reported $((passed + skipped + failed))"
+	failed=$((failed + 1))
+fi
+[[ $failed -eq 0 && $rc -ne 0 ]] && failed=1
+mkdir -p ../out
+echo "$passed passed, $failed failed, $skipped skipped" | tee ../out/test-summary
+[[ $failed -eq 0 ]]

@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# The real series: rebuild the branch from patches/ on linux-source-6.1,
+# checkpatch every commit, build the boot config at the tip, boot it.
+# Uses (and updates) the real cache; takes minutes on a cold cache.
+
+load test_helper
+
+setup_file() {
+	export WF_CACHE=$REAL_CACHE
+	NPATCHES=$(find "$REPO_ROOT/patches" -maxdepth 1 -name '*.patch' | wc -l)
+	export NPATCHES
+}
+
+@test "series: the branch rebuilds from patches/ on linux-source-6.1" {
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 0 ]
+	[[ $output == *"($NPATCHES commits on refs/tags/base/"* ]]
+}
+
+@test "series: patches -> branch -> patches is byte-stable" {
+	before=$BATS_TEST_TMPDIR/before
+	cp -r "$REPO_ROOT/patches" "$before"
+	WF_TOP=$BATS_TEST_TMPDIR/top
+	mkdir -p "$WF_TOP"
+	cp "$REPO_ROOT/branches.txt" "$WF_TOP/"
+	cp -r "$before" "$WF_TOP/patches"
+	WF_TOP=$WF_TOP run "$TOOLS/export.sh"
+	[ "$status" -eq 0 ]
+	[[ $output == *"wrote $NPATCHES patch(es) to patches/ (0 file(s) changed)"* ]]
+	diff -r "$before" "$WF_TOP/patches"
+}
+
+@test "series: every commit passes checkpatch --strict" {
+	run "$CHECKS/checkpatch.sh"
+	echo "$output" | tail -n 30
+	[ "$status" -eq 0 ]
+	[[ ${lines[-1]} == "checkpatch: $NPATCHES commit(s): 0 errors, 0 warnings, 0 checks" ]]
+}
+
+@test "series: the tip builds in the boot config and passes the smoke test in QEMU" {
+	run "$CHECKS/boot.sh"
+	echo "$output" | tail -n 30
+	[ "$status" -eq 0 ]
+	[[ $output == *"config boot: built bzImage, 0 warning(s)"* ]]
+	[[ $output == *"PASS: "* ]]
+	log=$WF_CACHE/build/boot/console.log
+	if [[ $NPATCHES -eq 23 ]]; then
+		# The whole series: every probed name is translated and the
+		# series' kselftest ran, 64-bit and 32-bit.
+		grep -q '^# translated 12 of 12 probed names' "$log"
+		grep -q '^ok .* - /tests/sysctl_syscall$' "$log"
+		grep -q '^ok .* - /tests/sysctl_syscall_32$' "$log"
+	fi
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# Tests of the base import, rebuild and export tools on fixture trees.
+
+load test_helper
+
+setup() {
+	setup_fixture
+}
+
+@test "base: imports every file of the tarball, ignored ones included" {
+	run "$TOOLS/base.sh"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "refs/tags/base/6.1.99-1" ]
+	files=$(git -C "$WF_REPO" ls-tree -r --name-only refs/tags/base/6.1.99-1)
+	[ "$(wc -l <<<"$files")" -eq 7 ]
+	grep -qx '.gitignore' <<<"$files"
+	grep -qx '.mailmap' <<<"$files"
+	grep -qx 'kernel/.gitignore' <<<"$files"
+	grep -qx 'scripts/link' <<<"$files"
+	git -C "$WF_REPO" log -1 --format=%B refs/tags/base/6.1.99-1 | grep -q 'version 6.1.99-1'
+}
+
+@test "base: imports once per package version" {
+	"$TOOLS/base.sh"
+	first=$(git -C "$WF_REPO" rev-parse refs/tags/base/6.1.99-1)
+	run "$TOOLS/base.sh"
+	[ "$status" -eq 0 ]
+	[[ $output != *unpacking* ]]
+	[ "$(git -C "$WF_REPO" rev-parse refs/tags/base/6.1.99-1)" = "$first" ]
+	WF_PKG_VERSION=6.1.100-1 run "$TOOLS/base.sh"
+	[ "$status" -eq 0 ]
+	[[ $output == *unpacking* ]]
+	git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.100-1
+}
+
+@test "base: a missing tarball is named, with the package to install" {
+	rm "$WF_SRC_DIR/linux-source-6.1.tar.xz"
+	run "$TOOLS/base.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"linux-source-6.1.tar.xz not found (install it: apt-get install linux-source-6.1)"* ]]
+	[ ! -e "$WF_REPO" ]
+}
+
+@test "base: a version outside the constraint is refused" {
+	printf 'topic t linux-source-6.1 >=6.1.150 patches\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/base.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"6.1.99-1 does not satisfy the constraint >=6.1.150"* ]]
+}
+
+@test "branches.txt: malformed lines are named by line number" {
+	printf '# comment\n\ntopic t linux-source-6.1 >=6.1\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"branches.txt:3: 'topic' takes 4 fields"* ]]
+
+	printf 'topic t linux-source-6.1 >=6.1 patches\nbranch x y\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[[ $output == *"branches.txt:2: unknown record 'branch'"* ]]
+
+	printf 'topic t linux-source-6.1 6.1 patches\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[[ $output == *"branches.txt:1: '6.1' is not a version constraint"* ]]
+
+	printf 'topic t linux-source-6.1 any patches\ntree sysctl /nowhere\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[[ $output == *"branches.txt:2: 'tree' takes at least 4 fields"* ]]
+
+	printf 'topic t..x linux-source-6.1 any patches\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[[ $output == *"branches.txt:1: 't..x' is not a valid branch name"* ]]
+	[ ! -e "$WF_REPO" ]
+}
+
+@test "rebuild: no patches gives the base itself" {
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 0 ]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')" ]
+}
+
+# make_series: three commits on the topic branch, exported to patches/.
+make_series() {
+	"$TOOLS/rebuild.sh"
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three;\n' "sysctl: Initialise one"
+	commit_in_repo kernel/new.c 'int new;\n' "sysctl: Add new.c"
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three = 3;\n' "sysctl: Initialise three"
+	"$TOOLS/export.sh"
+}
+
+@test "export and rebuild: patches -> branch -> patches is byte-stable" {
+	make_series
+	[ "$(ls "$WF_TOP/patches" | wc -l)" -eq 3 ]
+	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/before"
+	tree=$(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}')
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 0 ]
+	[[ $output == *"3 commits on refs/tags/base/6.1.99-1"* ]]
+	[ "$(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}')" = "$tree" ]
+	first=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	run "$TOOLS/export.sh"
+	[ "$status" -eq 0 ]
+	[[ $output == *"wrote 3 patch(es) to patches/ (0 file(s) changed)"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches"
+	# A second rebuild gives the very same commits.
+	"$TOOLS/rebuild.sh"
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$first" ]
+	git -C "$WF_REPO" log --format=%an fixture-topic -1 | grep -qx 'A Developer'
+}
+
+@test "export: an amended commit message is written back" {
+	make_series
+	git -C "$WF_REPO" -c user.name=B -c user.email=b@example.org \
+		commit -q --amend -m "sysctl: Initialise three, reworded" -m "Better reason." -m "Signed-off-by: A Developer <dev@example.org>"
+	run "$TOOLS/export.sh"
+	[ "$status" -eq 0 ]
+	[[ $output == *"(2 file(s) changed)"* ]]
+	grep -q 'reworded' "$WF_TOP/patches/0003-sysctl-Initialise-three-reworded.patch"
+	[ ! -e "$WF_TOP/patches/0003-sysctl-Initialise-three.patch" ]
+}
+
+@test "rebuild: a patch that does not apply names the patch and the hunk, and keeps the branch" {
+	make_series
+	old=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	sed -i 's/^ int two;$/ int deux;/' "$WF_TOP/patches/0003-sysctl-Initialise-three.patch"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c "error:" <<<"$output")" -eq 1 ]
+	[[ ${lines[-1]} == "rebuild: error: patches/0003-sysctl-Initialise-three.patch does not apply: patch failed: kernel/sysctl.c:3" ]]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$old" ]
+	[ "$(git -C "$WF_REPO" symbolic-ref HEAD)" = refs/heads/fixture-topic ]
+	[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
+	[ ! -d "$WF_REPO/.git/rebase-apply" ]
+}
+
+@test "rebuild: a patch for a missing file names the file" {
+	make_series
+	sed -i 's#kernel/sysctl.c#kernel/gone.c#g' "$WF_TOP/patches/0001-sysctl-Initialise-one.patch"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == *"patches/0001-sysctl-Initialise-one.patch does not apply: kernel/gone.c: does not exist in index"* ]]
+}
+
+@test "rebuild: refuses to drop commits that were never exported, unless forced" {
+	make_series
+	commit_in_repo kernel/new.c 'int newer;\n' "sysctl: Not exported"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"branch fixture-topic has changes not exported to patches/"* ]]
+	git -C "$WF_REPO" log -1 --format=%s fixture-topic | grep -qx 'sysctl: Not exported'
+	run "$TOOLS/rebuild.sh" -f
+	[ "$status" -eq 0 ]
+	git -C "$WF_REPO" log -1 --format=%s fixture-topic | grep -qx 'sysctl: Initialise three'
+}
+
+@test "rebuild: refuses to run over uncommitted changes" {
+	make_series
+	echo '/* local edit */' >>"$WF_REPO/kernel/sysctl.c"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"has uncommitted changes"* ]]
+	grep -q 'local edit' "$WF_REPO/kernel/sysctl.c"
+}
+
+@test "deps: a missing package is named with the install command" {
+	WF_EXTRA_PACKAGES=no-such-package-sysctl-wf run "$TOOLS/deps.sh" --check
+	[ "$status" -eq 1 ]
+	[[ $output == *"missing packages: no-such-package-sysctl-wf (run: sudo apt-get update && sudo apt-get install -y no-such-package-sysctl-wf)"* ]]
+}
+
+@test "build: an unknown config is named" {
+	"$TOOLS/rebuild.sh"
+	run "$CHECKS/build.sh" -s "$WF_REPO" no-such-config
+	[ "$status" -eq 1 ]
+	[[ $output == *"unknown config 'no-such-config'"* ]]
+}
+
+@test "checkpatch: a commit with a checkpatch error fails on that commit only" {
+	"$TOOLS/rebuild.sh"
+	for f in scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch; do
+		kernel_file "$f" "$WF_REPO/$f"
+	done
+	chmod +x "$WF_REPO/scripts/checkpatch.pl"
+	# What checkpatch looks for to know it is at the top of a kernel tree.
+	for f in COPYING CREDITS Kbuild MAINTAINERS README; do
+		echo fixture >"$WF_REPO/$f"
+	done
+	for d in Documentation arch drivers fs init ipc lib; do
+		mkdir -p "$WF_REPO/$d"
+		echo fixture >"$WF_REPO/$d/README"
+	done
+	git -C "$WF_REPO" add -f .
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -m "Add checkpatch for the fixture"
+	git -C "$WF_REPO" tag -f fixture-base >/dev/null
+	commit_in_repo kernel/sysctl.c '/* one */\nint one;\n/* two */\nint two;\n/* three */\nint three = 3;\n' "sysctl: Initialise three"
+	commit_in_repo kernel/new.c 'int  bad ;   \n' "sysctl: Add badly formatted code"
+	run "$CHECKS/checkpatch.sh" fixture-base..fixture-topic
+	[ "$status" -eq 1 ]
+	[[ ${lines[0]} == "ok   "*"sysctl: Initialise three" ]]
+	[[ ${lines[1]} == "FAIL "*"sysctl: Add badly formatted code: 1 errors, 2 warnings, 0 checks" ]]
+	[[ $output == *"WARNING: space prohibited before semicolon"* ]]
+	[[ $output == *"ERROR: trailing whitespace"* ]]
+	[ "${lines[-1]}" = "checkpatch: 2 commit(s): 1 errors, 2 warnings, 0 checks" ]
+}

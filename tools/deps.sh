@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Make sure the Debian packages the workflow uses are installed.
+#
+#   tools/deps.sh [--check]
+#
+# As root, installs what is missing (apt-get update once, then install).
+# Otherwise, or with --check, prints the exact command and fails.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(linux-source-6.1 b4 git git-filter-repo perl gcc make sparse
+	qemu-system-x86 ccache bc bison flex libelf-dev libssl-dev cpio bats
+	shellcheck gcc-multilib libc6-dev xz-utils python3)
+
+# WF_EXTRA_PACKAGES: more packages to require (space separated).
+read -r -a EXTRA <<<"${WF_EXTRA_PACKAGES:-}"
+PACKAGES+=("${EXTRA[@]}")
+
+missing_packages() {
+	local pkg
+	for pkg in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null |
+			grep -q 'install ok installed' || printf '%s\n' "$pkg"
+	done
+}
+
+main() {
+	local -a missing
+	mapfile -t missing < <(missing_packages)
+	if [[ ${#missing[@]} -eq 0 ]]; then
+		info "all ${#PACKAGES[@]} packages are installed"
+		return 0
+	fi
+	if [[ ${1:-} == --check || $(id -u) -ne 0 ]]; then
+		die "missing packages: ${missing[*]} (run: sudo apt-get update && sudo apt-get install -y ${missing[*]})"
+	fi
+	info "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null || die "apt-get update failed"
+	apt-get install -y -q "${missing[@]}" >/dev/null ||
+		die "apt-get install ${missing[*]} failed"
+	mapfile -t missing < <(missing_packages)
+	[[ ${#missing[@]} -eq 0 ]] || die "still missing after install: ${missing[*]}"
+	info "installed; all ${#PACKAGES[@]} packages are present"
+}
+
+main "$@"
