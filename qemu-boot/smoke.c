@@ -70,7 +70,8 @@ static const struct probe probes[] = {
 	{ "kernel/random/boot_id", K_UUID, 3,
 	  { CTL_KERN, KERN_RANDOM, RANDOM_BOOT_ID } },
 	{ "vm/overcommit_memory", K_INT, 2, { CTL_VM, VM_OVERCOMMIT_MEMORY } },
-	{ "fs/file-max", K_ULONG, 2, { CTL_FS, FS_MAXFILE } },
+	{ "kernel/shmmax", K_ULONG, 2, { CTL_KERN, KERN_SHMMAX } },
+	{ "fs/file-max", K_INT, 2, { CTL_FS, FS_MAXFILE } },
 	{ "net/core/somaxconn", K_INT, 3,
 	  { CTL_NET, NET_CORE, NET_CORE_SOMAXCONN } },
 	{ "net/ipv4/ip_forward", K_INT, 3,
@@ -176,7 +177,8 @@ static ssize_t expected_value(const struct probe *p, const char *text,
 			if (!*s)
 				break;
 			if (p->kind == K_INT) {
-				int v = (int)strtol(s, &end, 10);
+				/* Wider values are truncated to 32 bits. */
+				int v = (int)strtoll(s, &end, 10);
 
 				if (n + sizeof(v) > size)
 					return -1;

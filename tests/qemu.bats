@@ -97,7 +97,7 @@ setup_file() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"not ok 2 - sysctl(2) reads kernel/ostype: "* ]]
 	[[ $output == *"not ok "*" - nlen -1: success (want Not a directory)"* ]]
-	[[ $output == *"1..20"* ]]
+	[[ $output == *"1..21"* ]]
 }
 
 @test "smoke: on a kernel without sysctl(2) every probe is skipped, /proc/sys is checked" {
