@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Build the kernel work tree in one configuration of the matrix.
 #
-#   checks/build.sh [-s SRC] [-o OUT] [-t TARGET] CONFIG
+#   checks/build.sh [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG
 #
 # SRC is the kernel work tree (default: the cache repo), OUT the build
-# directory (default: $WF_CACHE/build/CONFIG).  The config is tinyconfig
+# directory (default: $WF_CACHE/build/CONFIG).  -C is make's C= (1: sparse
+# on what is rebuilt, 2: on every target); -m adds one make argument (for
+# instance CHECK=checks/sparse.sh).  The config is tinyconfig
 # with the fragments that checks/configs/matrix.txt lists for CONFIG.
 # Every requested symbol that the tree defines must end up with the
 # requested value.  Writes OUT/build.log and OUT/warnings.txt (compiler
-# and sparse warnings as "file: message", line numbers removed).
+# and sparse warnings as "file: message", line numbers removed), also when
+# the build fails.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
@@ -16,7 +19,7 @@ set -euo pipefail
 CONFIGS=$WF_HOME/checks/configs
 
 usage() {
-	echo "usage: $0 [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] CONFIG" >&2
+	echo "usage: $0 [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG" >&2
 	exit 2
 }
 
@@ -68,13 +71,15 @@ verify_config() {
 
 main() {
 	local target='' check=0 row arch frag
+	local -a extra=()
 	SRC=$WF_REPO OUT=
-	while getopts 's:o:t:C:' opt; do
+	while getopts 's:o:t:C:m:' opt; do
 		case $opt in
 		s) SRC=$OPTARG ;;
 		o) OUT=$OPTARG ;;
 		t) target=$OPTARG ;;
 		C) check=$OPTARG ;;
+		m) extra+=("$OPTARG") ;;
 		*) usage ;;
 		esac
 	done
@@ -86,6 +91,7 @@ main() {
 	read -r arch frag <<<"$row"
 	OUT=${OUT:-$WF_CACHE/build/$CONFIG}
 	mkdir -p "$OUT"
+	rm -f "$OUT/warnings.txt"
 	# shellcheck disable=SC2086 # the fragment list is split on purpose
 	merged_fragment "$arch" $frag >"$OUT/fragment.config"
 	# shellcheck disable=SC2086
@@ -94,7 +100,7 @@ main() {
 	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'
 	export KBUILD_BUILD_USER=sysctl-wf KBUILD_BUILD_HOST=qemu
 	local -a mk=(make -s -C "$SRC" O="$OUT" ARCH="$arch" "CC=ccache gcc"
-		-j"$(nproc)")
+		-j"$(nproc)" "${extra[@]}")
 	"${mk[@]}" KCONFIG_ALLCONFIG="$OUT/fragment.config" allnoconfig \
 		>"$OUT/config.log" 2>&1 || {
 		tail -n 5 "$OUT/config.log" >&2
@@ -104,6 +110,7 @@ main() {
 		die "config $CONFIG does not have the symbols its fragments request"
 	[[ -n $target ]] || target=bzImage
 	if ! "${mk[@]}" C="$check" "$target" >"$OUT/build.log" 2>&1; then
+		extract_warnings <"$OUT/build.log" >"$OUT/warnings.txt"
 		grep -E 'error|Error' "$OUT/build.log" | head -n 5 >&2 || true
 		die "config $CONFIG: build of $target failed (log: $OUT/build.log)"
 	fi

@@ -63,3 +63,124 @@ kernel_file() {
 		tar -xJOf /usr/src/linux-source-6.1.tar.xz "linux-source-6.1/$path" >"$dest"
 	fi
 }
+
+# --- submit, trees, other-base and bisect tests ---------------------------
+
+SUBMIT_FIXTURES=$REPO_ROOT/tests/fixtures/submit
+
+# add_kernel_top DIR: what get_maintainer.pl needs to see a kernel tree
+# at DIR, the real get_maintainer.pl, the fixture MAINTAINERS and the
+# files the fixture series touches.
+add_kernel_top() {
+	local dir=$1 f d
+	for f in COPYING CREDITS Kbuild README; do
+		echo fixture >"$dir/$f"
+	done
+	for d in Documentation/admin-guide/sysctl arch/x86/entry/syscalls drivers fs \
+		init ipc lib tools/testing/selftests/sysctl; do
+		mkdir -p "$dir/$d"
+	done
+	for d in drivers fs init ipc lib; do
+		echo fixture >"$dir/$d/README"
+	done
+	cp "$SUBMIT_FIXTURES/MAINTAINERS" "$dir/MAINTAINERS"
+	cp "$SUBMIT_FIXTURES/syscall_64.tbl" "$dir/arch/x86/entry/syscalls/syscall_64.tbl"
+	printf 'Sysctl\n======\n\n.. toctree::\n\n   kernel\n' >"$dir/Documentation/admin-guide/sysctl/index.rst"
+	printf 'TEST_PROGS := sysctl.sh\n' >"$dir/tools/testing/selftests/sysctl/Makefile"
+	kernel_file scripts/get_maintainer.pl "$dir/scripts/get_maintainer.pl"
+	chmod +x "$dir/scripts/get_maintainer.pl"
+}
+
+# setup_kernel_fixture: setup_fixture with a fixture tarball that looks
+# like a kernel tree to get_maintainer.pl, and a sender identity ("Sam
+# Sender") that is not the author of the fixture commits.
+setup_kernel_fixture() {
+	local tmp
+	setup_fixture
+	tmp=$(mktemp -d)
+	tar -xJf "$WF_SRC_DIR/linux-source-6.1.tar.xz" -C "$tmp"
+	add_kernel_top "$tmp/linux-source-6.1"
+	tar -cJf "$WF_SRC_DIR/linux-source-6.1.tar.xz" -C "$tmp" linux-source-6.1
+	rm -rf "$tmp"
+	export GIT_CONFIG_GLOBAL=$BATS_TEST_TMPDIR/gitconfig
+	export GIT_CONFIG_NOSYSTEM=1
+	git config --global user.name "Sam Sender"
+	git config --global user.email sam@example.org
+	mkdir -p "$WF_TOP/cover-letters"
+	cp "$SUBMIT_FIXTURES/cover-v1.txt" "$WF_TOP/cover-letters/v1.txt"
+}
+
+# edit_in_repo FILE SED: change FILE in the cache repo work tree.
+edit_in_repo() {
+	sed -i "$2" "$WF_REPO/$1"
+}
+
+# make_kernel_series: five commits by "A Developer" through four trees,
+# exported to patches/:
+#   1 kernel/        2 arch/x86/entry/syscalls/   3 tools/testing/selftests/
+#   4 Documentation/ and the file that patch 1 creates (needs patch 1)
+#   5 kernel/
+make_kernel_series() {
+	"$TOOLS/rebuild.sh"
+	commit_in_repo kernel/sysctl_binary.c '// SPDX-License-Identifier: GPL-2.0\n/* sysctl(2) */\nint sysctl_binary;\n' \
+		"sysctl: Add the sysctl(2) entry point"
+	edit_in_repo arch/x86/entry/syscalls/syscall_64.tbl 's/^156\t64\t_sysctl\t\t\tsys_ni_syscall$/156\t64\t_sysctl\t\t\tsys_sysctl/'
+	git -C "$WF_REPO" add -f arch/x86/entry/syscalls/syscall_64.tbl
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "x86/syscalls: Wire up sysctl(2) for 64-bit callers" -m "Why."
+	commit_in_repo tools/testing/selftests/sysctl/sysctl_syscall.c 'int main(void) { return 0; }\n' \
+		"selftests/sysctl: Add a sysctl(2) test"
+	printf 'Sysctl\n======\n\n.. toctree::\n\n   kernel\n   syscall\n' >"$WF_REPO/Documentation/admin-guide/sysctl/index.rst"
+	printf '// SPDX-License-Identifier: GPL-2.0\n/* sysctl(2): see Documentation/admin-guide/sysctl/ */\nint sysctl_binary;\n' \
+		>"$WF_REPO/kernel/sysctl_binary.c"
+	git -C "$WF_REPO" add -f Documentation kernel/sysctl_binary.c
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "Documentation: Describe sysctl(2)" -m "Why."
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three;\n' \
+		"sysctl: Initialise one"
+	"$TOOLS/export.sh"
+}
+
+# setup_validate_fixture: a fixture kernel repo for checks/validate.sh:
+# the fixture tarball's base, then one commit adding checkpatch (from the
+# real 6.1 base), the files that make it recognise a kernel tree, the tiny
+# Makefile of tests/fixtures/validate and the config files that
+# checks/build.sh reads.  Tagged fixture-base; validate base..topic with
+# VALIDATE_RANGE.  The boot command is the fixture's.
+setup_validate_fixture() {
+	local f d fix=$REPO_ROOT/tests/fixtures/validate
+	setup_fixture
+	"$TOOLS/rebuild.sh" 2>/dev/null
+	for f in scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch; do
+		kernel_file "$f" "$WF_REPO/$f"
+	done
+	chmod +x "$WF_REPO/scripts/checkpatch.pl"
+	for f in COPYING CREDITS Kbuild MAINTAINERS README; do
+		echo fixture >"$WF_REPO/$f"
+	done
+	for d in Documentation arch drivers fs init ipc lib; do
+		mkdir -p "$WF_REPO/$d"
+		echo fixture >"$WF_REPO/$d/README"
+	done
+	cp "$fix/Makefile" "$WF_REPO/Makefile"
+	mkdir -p "$WF_REPO/include" "$WF_REPO/kernel/configs" "$WF_REPO/arch/x86/configs"
+	cp "$fix/include/fixture.h" "$WF_REPO/include/"
+	cp "$fix/kernel/main.c" "$fix/kernel/names.c" "$WF_REPO/kernel/"
+	printf 'CONFIG_EMBEDDED=y\n' >"$WF_REPO/kernel/configs/tiny-base.config"
+	printf 'CONFIG_CC_OPTIMIZE_FOR_SIZE=y\n' >"$WF_REPO/kernel/configs/tiny.config"
+	printf 'CONFIG_NOHIGHMEM=y\n' >"$WF_REPO/arch/x86/configs/tiny.config"
+	git -C "$WF_REPO" add -f .
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -m "Add the fixture kernel"
+	git -C "$WF_REPO" tag -f fixture-base >/dev/null
+	export VALIDATE_RANGE=fixture-base..fixture-topic
+	export WF_VALIDATE_BOOT=$fix/boot.sh
+	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
+}
+
+# edit_in_repo FILE SED-SCRIPT SUBJECT: commit an edit of FILE made by sed.
+edit_in_repo() {
+	sed -i "$2" "$WF_REPO/$1"
+	git -C "$WF_REPO" add -f "$1"
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "$3" -m "Why this change is needed."
+}
