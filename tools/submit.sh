@@ -1,0 +1,423 @@
+#!/usr/bin/env bash
+# Write the topic branch as mailing-list messages with b4, and check them.
+#
+#   tools/submit.sh [-o DIR] [-r N] [-c COVER]
+#
+# Never sends anything.  The messages are written with "b4 send -o" to DIR
+# (default $WF_TOP/out/submit/vN/), one .eml file per message; review them
+# and send them yourself (git send-email --confirm=always DIR/*.eml, or
+# "b4 send" by hand in the b4 work repo after configuring a real SMTP
+# server there: it is set to /bin/false on purpose).
+#
+# The b4 work happens in its own clone of the cache repo, $WF_CACHE/b4/linux
+# (objects shared with the cache repo), never in the developer's work tree:
+#   1. the topic branch is copied there and enrolled with "b4 prep -e"
+#      (cover strategy branch-description: tracking and cover letter live
+#      in the branch config, so rebuilding the branch keeps the change-id);
+#   2. commits whose last Signed-off-by is not the sender (git config
+#      user.name/user.email) get the sender's Signed-off-by, in that clone
+#      only (patches/ stay as they are);
+#   3. the revision is -r N, or the last written one plus 1 when the series
+#      changed since (the same one when it did not); "b4 prep
+#      --force-revision" sets it;
+#   4. the cover letter is COVER, else cover-letters/vN.txt, else the
+#      highest cover-letters/vK.txt with K < N (first line subject, blank
+#      line, body); from v2 on, a "Changes in vN:" section made from the
+#      range-diff is appended unless the file has one;
+#   5. "b4 prep --edit-cover" (with a non-interactive editor), "b4 prep
+#      --auto-to-cc" (scripts/get_maintainer.pl), "b4 send -o";
+#   6. each patch message gets its own To/Cc from get_maintainer.pl on that
+#      patch (plus the people in its trailers); the cover keeps the union;
+#   7. round trip: git am of the patch messages onto the base must give the
+#      tree of the branch tip, with the authors restored and each commit
+#      signed off by its author and the sender;
+#   8. the range-diff against the previous revision ("b4 prep --compare-to")
+#      is written next to the messages, and the revision is recorded as
+#      b4 does it: tag sent/<branch>-vN in the b4 repo, message-id in the
+#      tracking history.
+# A failure at any step leaves DIR and the recorded revisions as they were.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+B4_DIR=${WF_B4_DIR:-$WF_CACHE/b4/linux}
+B4_LOG=$B4_DIR.log
+# The branch at the pristine base in the b4 repo: b4's enrollment base.
+B4_BASE=wf-base
+LINKMASK=https://lore.kernel.org/r/%s
+
+usage() {
+	echo "usage: $0 [-o DIR] [-r N] [-c COVER]" >&2
+	exit 2
+}
+
+b4_git() {
+	git -C "$B4_DIR" "$@"
+}
+
+# run_b4 ARGS...: b4 in the b4 repo, its chatter in $B4_LOG; dies with
+# b4's own complaint when it fails.
+run_b4() {
+	local rc=0 msg
+	printf '+ b4 %s\n' "$*" >>"$B4_LOG"
+	(cd "$B4_DIR" && b4 -n --offline-mode "$@") >>"$B4_LOG" 2>&1 </dev/null || rc=$?
+	if [[ $rc -ne 0 ]]; then
+		msg=$(grep -E 'CRITICAL|ERROR|Error|error' "$B4_LOG" | tail -n 1) || true
+		die "b4 $1 $2 failed: ${msg:-exit $rc} (log: $B4_LOG)"
+	fi
+}
+
+# setup_b4_repo TOPIC BASE: the clone, the base branch, the topic branch.
+setup_b4_repo() {
+	local topic=$1 base=$2 tmp
+	mkdir -p "$(dirname "$B4_DIR")"
+	if [[ ! -d $B4_DIR/.git ]]; then
+		info "creating the b4 work repo $B4_DIR (first time: checks out the tree)"
+		tmp=$B4_DIR.new.$$
+		rm -rf "$tmp"
+		git clone -q --shared "$WF_REPO" "$tmp"
+		git -C "$tmp" config gc.auto 0
+		mv "$tmp" "$B4_DIR"
+	fi
+	: >"$B4_LOG"
+	# Cover letter and tracking in the branch config, not in a commit.
+	b4_git config b4.prep-cover-strategy branch-description
+	# A local "server" that can only fail: b4 never picks its web
+	# endpoint, and nothing can leave this machine from here.
+	b4_git config sendemail.smtpserver /bin/false
+	b4_git config b4.linkmask "$LINKMASK"
+	[[ -z $(b4_git status --porcelain --untracked-files=no) ]] ||
+		die "the b4 work repo $B4_DIR has uncommitted changes; clean it or remove it"
+	b4_git fetch -q --no-tags "$WF_REPO" "+refs/heads/$topic:refs/wf/topic" "+$base:refs/wf/base"
+	if [[ $(b4_git symbolic-ref -q HEAD || true) == "refs/heads/$B4_BASE" ]]; then
+		b4_git checkout -q --detach
+	fi
+	b4_git branch -f "$B4_BASE" refs/wf/base >/dev/null
+	b4_git checkout -q -B "$topic" refs/wf/topic
+}
+
+# sender: "Name <email>" of the person running this (git config).
+sender() {
+	local name email
+	name=$(b4_git config user.name) || true
+	email=$(b4_git config user.email) || true
+	[[ -n $name && -n $email ]] ||
+		die "no sender identity: set git config --global user.name and user.email"
+	printf '%s <%s>\n' "$name" "$email"
+}
+
+# last_signoff COMMIT: the last Signed-off-by line of COMMIT's message.
+last_signoff() {
+	b4_git log -1 --format=%B "$1" | git interpret-trailers --parse |
+		sed -n 's/^Signed-off-by: //p' | tail -n 1
+}
+
+# add_sender_signoff SENDER: sign off every commit not last signed off by
+# SENDER (git rebase --signoff; trees do not change).
+add_sender_signoff() {
+	local sender=$1 c n=0
+	for c in $(b4_git rev-list "$B4_BASE..HEAD"); do
+		[[ $(last_signoff "$c") == "$sender" ]] || n=$((n + 1))
+	done
+	[[ $n -eq 0 ]] && return 0
+	b4_git rebase -q --force-rebase --signoff "$B4_BASE" >>"$B4_LOG" 2>&1 || {
+		b4_git rebase --abort >/dev/null 2>&1 || true
+		die "could not add the sender's Signed-off-by (log: $B4_LOG)"
+	}
+	info "added 'Signed-off-by: $sender' to $n commit(s) (b4 work repo only)"
+}
+
+# series_key REV: what identifies a revision's content (trees, authors,
+# messages).
+series_key() {
+	b4_git log --reverse --format='%T %an <%ae>%n%B' "$B4_BASE..$1"
+}
+
+# written_revisions TOPIC: the revisions written so far, ascending.
+written_revisions() {
+	b4_git tag -l "sent/$1-v*" | sed -nE 's/.*-v([0-9]+)$/\1/p' | sort -n
+}
+
+# pick_cover REV [FILE]: the cover letter file for revision REV.
+pick_cover() {
+	local rev=$1 file=${2:-} dir=$WF_TOP/cover-letters k best=''
+	if [[ -n $file ]]; then
+		[[ -r $file ]] || die "cover letter $file not found"
+		printf '%s\n' "$file"
+		return
+	fi
+	for k in $(find "$dir" -maxdepth 1 -name 'v*.txt' 2>/dev/null |
+		sed -nE 's#.*/v([0-9]+)\.txt$#\1#p' | sort -n); do
+		[[ $k -le $rev ]] && best=$k
+	done
+	[[ -n $best ]] || die "no cover letter for v$rev: write cover-letters/v$rev.txt (first line subject, blank line, body)"
+	printf '%s\n' "$dir/v$best.txt"
+}
+
+# check_cover FILE: the b4 prep format, and nothing left to edit.
+check_cover() {
+	local file=$1
+	[[ -n $(sed -n 1p "$file") && -z $(sed -n 2p "$file") && -n $(sed -n '3,$p' "$file" | tr -d '[:space:]') ]] ||
+		die "cover letter $file: expected a subject line, a blank line, then the body"
+	! grep -q EDITME "$file" || die "cover letter $file still has EDITME in it"
+}
+
+# changelog REV PREV RANGEDIFF: a "Changes in vREV:" section summarising
+# the range-diff against vPREV.
+changelog() {
+	local rev=$1 prev=$2 rd=$3 msgid
+	printf 'Changes in v%s:\n' "$rev"
+	awk '
+		/^ *[0-9-]+: +[0-9a-f-]+ [=!<>] +[0-9-]+: +[0-9a-f-]+ / {
+			op = $3; subj = $0
+			sub(/^ *[0-9-]+: +[0-9a-f-]+ [=!<>] +[0-9-]+: +[0-9a-f-]+ /, "", subj)
+			if (op == "!") print "- Changed: " subj
+			else if (op == ">") print "- New: " subj
+			else if (op == "<") print "- Dropped: " subj
+			else same++
+		}
+		END { if (same) print "- Unchanged: " same " patch(es)" }' "$rd"
+	msgid=$(b4_git config "branch.$TOPIC_NAME.b4-tracking" |
+		jq -r --arg v "v$prev" '.series.history[$v][-1] // empty') || true
+	if [[ -n $msgid ]]; then
+		# shellcheck disable=SC2059 # the link mask is the format
+		printf -- "- Link to v%s: $LINKMASK\n" "$prev" "$msgid"
+	fi
+}
+
+# is_cover FILE: whether a written message is the cover letter (counter 0).
+is_cover() {
+	[[ ${1##*/} == 0000-* ]]
+}
+
+# retarget_patches DIR: To/Cc of each patch message from get_maintainer.pl
+# on that patch, plus the people in its trailers.
+retarget_patches() {
+	local dir=$1 f
+	local -a files=()
+	for f in "$dir"/*.eml; do
+		is_cover "$f" || files+=("$f")
+	done
+	[[ -x $B4_DIR/scripts/get_maintainer.pl ]] || {
+		info "no scripts/get_maintainer.pl: patches keep b4's To/Cc"
+		return 0
+	}
+	(cd "$B4_DIR" && python3 - "${files[@]}") <<'EOF'
+import re, subprocess, sys
+from email.utils import getaddresses, formataddr
+
+GM = ['./scripts/get_maintainer.pl', '--nogit', '--nogit-fallback',
+      '--nogit-chief-penguins', '--norolestats']
+TRAILER = re.compile(r'^(Signed-off-by|Co-developed-by|Acked-by|Reviewed-by|'
+                     r'Tested-by|Reported-by|Suggested-by|Cc): (.*)$', re.M)
+
+def addrs(args):
+    out = subprocess.run(GM + args, capture_output=True, text=True, check=True)
+    return getaddresses([l for l in out.stdout.splitlines() if l.strip()])
+
+for path in sys.argv[1:]:
+    raw = open(path, encoding='utf-8').read()
+    head, body = raw.split('\n\n', 1)
+    tos = addrs(['--nol', path])
+    ccs = addrs(['--nom', path])
+    ccs += getaddresses([m.group(2) for m in TRAILER.finditer(body)])
+    seen, to, cc = set(), [], []
+    for lst, pairs in ((to, tos), (cc, ccs)):
+        for name, mail in pairs:
+            if mail and mail.lower() not in seen:
+                seen.add(mail.lower())
+                lst.append(formataddr((name, mail)))
+    if not to:
+        to, cc = cc, []
+    # Unfold, drop the old To/Cc, add the new ones after Subject.
+    lines = re.sub(r'\n[ \t]+', ' ', head).split('\n')
+    out = []
+    for line in lines:
+        if re.match(r'(?i)^(to|cc):', line):
+            continue
+        out.append(line)
+        if re.match(r'(?i)^subject:', line):
+            out.append('To: ' + ',\n '.join(to))
+            if cc:
+                out.append('Cc: ' + ',\n '.join(cc))
+    open(path, 'w', encoding='utf-8').write('\n'.join(out) + '\n\n' + body)
+EOF
+}
+
+# fix_base_commit DIR: b4 0.12 with the branch-description strategy writes
+# the fork point's parent ("<base>~1") as base-commit; put the base there.
+fix_base_commit() {
+	local f base
+	base=$(b4_git rev-parse "$B4_BASE^{commit}")
+	for f in "$1"/*.eml; do
+		sed -i "s/^base-commit: .*/base-commit: $base/" "$f"
+	done
+}
+
+# header FILE NAME: an unfolded header of a written message.
+header() {
+	sed -n '1,/^$/p' "$1" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n[ \t]\+/ /g' |
+		sed -n "s/^$2: //Ip" | head -n 1
+}
+
+# round_trip DIR SENDER: git am the patch messages onto the base and
+# compare with the branch.  Prints the am'd tree id.
+round_trip() {
+	local dir=$1 sender=$2 f out head tree want i=0 bad=''
+	local -a files=() am_authors want_authors am_commits
+	for f in "$dir"/*.eml; do
+		is_cover "$f" || files+=("$f")
+	done
+	b4_git checkout -q --detach "$B4_BASE"
+	if ! out=$(b4_git am -q "${files[@]}" 2>&1); then
+		b4_git am --abort >/dev/null 2>&1 || true
+		b4_git checkout -q "$TOPIC_NAME"
+		die "round trip: the written messages do not apply to the base: $(grep -m1 -E '^(error|Patch failed)' <<<"$out" || head -n 1 <<<"$out")"
+	fi
+	head=$(b4_git rev-parse HEAD)
+	b4_git checkout -q "$TOPIC_NAME"
+	tree=$(b4_git rev-parse "$head^{tree}")
+	want=$(b4_git rev-parse "refs/wf/topic^{tree}")
+	[[ $tree == "$want" ]] ||
+		die "round trip: git am of $dir gives tree $tree, the branch $TOPIC_NAME has $want"
+	mapfile -t am_authors < <(b4_git log --reverse --format='%an <%ae>' "$B4_BASE..$head")
+	mapfile -t want_authors < <(b4_git log --reverse --format='%an <%ae>' "$B4_BASE..refs/wf/topic")
+	mapfile -t am_commits < <(b4_git rev-list --reverse "$B4_BASE..$head")
+	[[ ${#am_authors[@]} -eq ${#want_authors[@]} ]] ||
+		die "round trip: ${#am_authors[@]} commits from the messages, ${#want_authors[@]} on the branch"
+	for ((i = 0; i < ${#am_authors[@]}; i++)); do
+		[[ ${am_authors[i]} == "${want_authors[i]}" ]] ||
+			bad+="patch $((i + 1)): author ${am_authors[i]}, expected ${want_authors[i]}; "
+		b4_git log -1 --format=%B "${am_commits[i]}" | grep -qxF "Signed-off-by: ${want_authors[i]}" ||
+			bad+="patch $((i + 1)): no Signed-off-by from its author ${want_authors[i]}; "
+		[[ $(last_signoff "${am_commits[i]}") == "$sender" ]] ||
+			bad+="patch $((i + 1)): the last Signed-off-by is not the sender $sender; "
+	done
+	[[ -z $bad ]] || die "round trip: ${bad%; }"
+	printf '%s\n' "$tree"
+}
+
+# record_revision REV DIR: tag the revision as b4 does after sending, and
+# put the cover's message-id in the tracking history.
+record_revision() {
+	local rev=$1 dir=$2 cover msgid subject tracking
+	cover=$(find "$dir" -maxdepth 1 -name '*.eml' | LC_ALL=C sort | head -n 1)
+	msgid=$(header "$cover" Message-Id | tr -d '<>')
+	subject=$(header "$cover" Subject | sed -E 's/^\[[^]]*\] *//')
+	{
+		printf '%s\n\n' "$subject"
+		sed '1,/^$/d' "$cover"
+	} | b4_git tag -f -a -F - "sent/$TOPIC_NAME-v$rev" HEAD >/dev/null
+	tracking=$(b4_git config "branch.$TOPIC_NAME.b4-tracking")
+	tracking=$(jq -c --arg v "v$rev" --arg m "$msgid" '.series.history[$v] = [$m]' <<<"$tracking")
+	b4_git config "branch.$TOPIC_NAME.b4-tracking" "$tracking"
+}
+
+# print_table DIR: one row per message.
+print_table() {
+	local dir=$1 f n=0 subj to cc
+	printf '%-3s %-72s %3s %3s\n' '#' 'subject' 'To' 'Cc'
+	for f in "$dir"/*.eml; do
+		subj=$(header "$f" Subject)
+		to=$(header "$f" To | tr ',' '\n' | grep -c @ || true)
+		cc=$(header "$f" Cc | tr ',' '\n' | grep -c @ || true)
+		printf '%-3s %-72s %3s %3s\n' "$(printf '%02d' "$n")" "${subj:0:72}" "$to" "$cc"
+		n=$((n + 1))
+	done
+}
+
+main() {
+	local out='' rev='' cover_opt='' base topic sender last='' prev='' cover
+	local tmp n tree rd='' rdname='' opt
+	while getopts 'o:r:c:' opt; do
+		case $opt in
+		o) out=$OPTARG ;;
+		r) rev=$OPTARG ;;
+		c) cover_opt=$OPTARG ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -eq 0 ]] || usage
+	[[ -z $rev || $rev =~ ^[1-9][0-9]*$ ]] || die "revision '$rev' is not a positive number"
+	command -v b4 >/dev/null || die "b4 is not installed (apt-get install b4)"
+	command -v git-filter-repo >/dev/null || die "git-filter-repo is not installed (apt-get install git-filter-repo)"
+	parse_branches
+	topic=$TOPIC_NAME
+	base=$(base_ref "$(package_version)")
+	repo_git rev-parse -q --verify "$base" >/dev/null ||
+		die "no base $base in $WF_REPO (run: make rebuild)"
+	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
+		die "no branch $topic in $WF_REPO (run: make rebuild)"
+	n=$(repo_git rev-list --count "$base..refs/heads/$topic")
+	[[ $n -gt 0 ]] || die "branch $topic has no commits on $base: nothing to submit"
+	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
+		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
+	[[ -z $cover_opt ]] || check_cover "$cover_opt"
+
+	setup_b4_repo "$topic" "$base"
+	sender=$(sender)
+	if [[ -z $(b4_git config "branch.$topic.b4-tracking" || true) ]]; then
+		run_b4 prep -e "$B4_BASE"
+		info "enrolled $topic with b4 prep (change-id $(b4_git config "branch.$topic.b4-tracking" | jq -r '.series["change-id"]'))"
+	fi
+	add_sender_signoff "$sender"
+
+	last=$(written_revisions "$topic" | tail -n 1)
+	if [[ -z $rev ]]; then
+		if [[ -z $last ]]; then
+			rev=1
+		elif [[ $(series_key "sent/$topic-v$last") == "$(series_key HEAD)" ]]; then
+			rev=$last
+			info "the series is unchanged since v$last: writing v$last again (-r N for another revision)"
+		else
+			rev=$((last + 1))
+		fi
+	fi
+	prev=$(written_revisions "$topic" | awk -v r="$rev" '$1 < r' | tail -n 1)
+	cover=$(pick_cover "$rev" "$cover_opt")
+	check_cover "$cover"
+	run_b4 prep --force-revision "$rev"
+
+	tmp=$(mktemp -d "$B4_DIR.out.XXXXXX")
+	# shellcheck disable=SC2064 # expand now: tmp is local
+	trap "rm -rf '$tmp'" EXIT
+	cp "$cover" "$tmp/cover.txt"
+	if [[ -n $prev ]]; then
+		rdname=range-diff-v$prev-v$rev.txt
+		rd=$tmp/$rdname
+		(cd "$B4_DIR" && b4 -n --offline-mode prep --compare-to "v$prev") >"$rd" 2>>"$B4_LOG" ||
+			die "b4 prep --compare-to v$prev failed (log: $B4_LOG)"
+		if ! grep -qiE "^changes in v$rev:" "$tmp/cover.txt"; then
+			printf '\n---\n' >>"$tmp/cover.txt"
+			changelog "$rev" "$prev" "$rd" >>"$tmp/cover.txt"
+		fi
+	fi
+	b4_git config core.editor "cp -- '$tmp/cover.txt'"
+	run_b4 prep --edit-cover
+	b4_git config --unset core.editor
+	run_b4 prep --auto-to-cc
+	mkdir -p "$tmp/msgs"
+	run_b4 send --no-sign -o "$tmp/msgs"
+	fix_base_commit "$tmp/msgs"
+	retarget_patches "$tmp/msgs"
+	tree=$(round_trip "$tmp/msgs" "$sender")
+
+	out=${out:-$WF_TOP/out/submit/v$rev}
+	[[ -z $rd ]] || mv "$rd" "$tmp/msgs/"
+	rm -rf "$out"
+	mkdir -p "$(dirname "$out")"
+	mv "$tmp/msgs" "$out"
+	record_revision "$rev" "$out"
+
+	info "v$rev: $(find "$out" -name '*.eml' | wc -l) message(s) written to ${out#"$WF_TOP"/} (not sent)"
+	print_table "$out"
+	printf 'round trip: git am of %s patch(es) onto %s gives tree %s = tree of %s: ok\n' \
+		"$n" "${base#refs/tags/}" "$tree" "$topic"
+	printf 'authors restored, Signed-off-by from each author and from the sender %s\n' "$sender"
+	if [[ -n $rdname ]]; then
+		printf 'range-diff against v%s: %s\n' "$prev" "${out#"$WF_TOP"/}/$rdname"
+	fi
+}
+
+main "$@"
