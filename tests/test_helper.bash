@@ -177,8 +177,8 @@ setup_validate_fixture() {
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
 }
 
-# edit_in_repo FILE SED-SCRIPT SUBJECT: commit an edit of FILE made by sed.
-edit_in_repo() {
+# validate_commit_edit FILE SED-SCRIPT SUBJECT: commit an edit of FILE made by sed.
+validate_commit_edit() {
 	sed -i "$2" "$WF_REPO/$1"
 	git -C "$WF_REPO" add -f "$1"
 	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
