@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# Tests of tools/bisect-run.sh on a fixture series, with fixture build and
+# boot commands (the real ones build and boot a kernel: minutes).
+
+load test_helper
+
+setup() {
+	setup_fixture
+	# A "build" that fails on an #error, a "boot" that fails on a marker.
+	export WF_BISECT_BUILD='! grep -rq "^#error" "$SRC/kernel"'
+	export WF_BISECT_BOOT='! grep -q BROKEN "$SRC/kernel/sysctl.c"'
+	"$TOOLS/rebuild.sh"
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three;\n' "sysctl: Initialise one"
+	commit_in_repo kernel/new.c '#error half done\n' "sysctl: Add new.c, not building yet"
+	commit_in_repo kernel/new.c 'int new;\n' "sysctl: Make new.c build"
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two BROKEN */\nint two;\n/* three */\nint three;\n' "sysctl: Break the boot"
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two BROKEN */\nint two;\n/* three */\nint three = 3;\n' "sysctl: Initialise three"
+}
+
+@test "bisect-run: exits 0 good, 1 bad, 125 skip for a build failure" {
+	cd "$WF_REPO"
+	git checkout -q fixture-topic~4
+	run "$TOOLS/bisect-run.sh"
+	[ "$status" -eq 0 ]
+	[[ $output == *"sysctl: Initialise one: boot and smoke test passed -> good"* ]]
+	git checkout -q fixture-topic~3
+	run "$TOOLS/bisect-run.sh"
+	[ "$status" -eq 125 ]
+	[[ $output == *"build failed -> skip"* ]]
+	WF_BISECT_BUILD_FAIL=bad run "$TOOLS/bisect-run.sh"
+	[ "$status" -eq 1 ]
+	git checkout -q fixture-topic~1
+	run "$TOOLS/bisect-run.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"sysctl: Break the boot: boot or smoke test failed -> bad"* ]]
+	# A runner that could not run (qemu-boot/run.sh exit 2) is a skip.
+	WF_BISECT_BOOT='exit 2' run "$TOOLS/bisect-run.sh"
+	[ "$status" -eq 125 ]
+}
+
+@test "bisect-run: git bisect run names the broken commit, past an unbuildable one" {
+	broken=$(git -C "$WF_REPO" rev-parse --short=12 fixture-topic~1)
+	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"is the first bad commit"* ]]
+	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
+	# The bisection ran in its own worktree; the cache work tree is untouched.
+	[ "$(git -C "$WF_REPO" symbolic-ref HEAD)" = refs/heads/fixture-topic ]
+	[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
+}
+
+@test "bisect-run: an unknown good commit is named" {
+	run "$TOOLS/bisect-run.sh" start no-such-commit fixture-topic
+	[ "$status" -eq 1 ]
+	[[ $output == *"good commit 'no-such-commit' not found"* ]]
+}
