@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# Tests of tools/trees.sh (subsystem trees) and tools/other-base.sh
+# (another version of the packaged source) on fixture trees.
+
+load test_helper
+
+# make_tree NAME BRANCH: a subsystem tree repo made from the fixture base.
+make_tree() {
+	local dir=$BATS_TEST_TMPDIR/trees/$1
+	git init -q "$dir"
+	git -C "$dir" fetch -q "$WF_REPO" refs/tags/base/6.1.99-1
+	git -C "$dir" checkout -q -b "$2" FETCH_HEAD
+}
+
+# tree_commit NAME FILE CONTENT: a commit in a fixture tree.
+tree_commit() {
+	local dir=$BATS_TEST_TMPDIR/trees/$1
+	mkdir -p "$(dirname "$dir/$2")"
+	printf '%b' "$3" >"$dir/$2"
+	git -C "$dir" add -f "$2"
+	git -C "$dir" -c user.name=M -c user.email=m@example.org commit -q -m "$1: change $2"
+}
+
+setup() {
+	setup_kernel_fixture
+	make_kernel_series
+	make_tree sysctl sysctl-next
+	tree_commit sysctl kernel/other.c 'int other;\n'
+	make_tree tip x86/asm
+	# The deliberate conflict: tip changed the line patch 2 changes.
+	tree_commit tip arch/x86/entry/syscalls/syscall_64.tbl \
+		'# 64-bit system call numbers (fixture)\n154\t64\tmodify_ldt\t\tsys_modify_ldt\n155\tcommon\tpivot_root\t\tsys_pivot_root\n156\t64\treserved\t\tsys_ni_syscall\n157\tcommon\tprctl\t\t\tsys_prctl\n158\t64\tarch_prctl\t\tsys_arch_prctl\n'
+	make_tree kselftest next
+	make_tree docs docs-next
+	cat >>"$WF_TOP/branches.txt" <<-END
+	tree sysctl $BATS_TEST_TMPDIR/trees/sysctl sysctl-next kernel/ include/linux/sysctl.h
+	tree tip $BATS_TEST_TMPDIR/trees/tip x86/asm arch/x86/entry/syscalls/
+	tree kselftest $BATS_TEST_TMPDIR/trees/kselftest next tools/testing/selftests/
+	tree docs $BATS_TEST_TMPDIR/trees/docs docs-next Documentation/
+	tree gone git://git.invalid/nowhere.git master 0005-*
+	END
+}
+
+@test "trees: per tree and patch, applies, conflicts, needs, unreachable" {
+	run "$TOOLS/trees.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	row() { grep -E "^$1 +[^ ]+ +$2" <<<"$output"; }
+	[[ $(row sysctl 0001-sysctl-Add-the-sysctl-2-entry-point) == *"applies" ]]
+	[[ $(row sysctl 0004-Documentation-Describe-sysctl-2) == *"applies" ]]
+	[[ $(row sysctl 0005-sysctl-Initialise-one) == *"applies" ]]
+	[[ $(row tip 0002-x86-syscalls) == *"CONFLICT: arch/x86/entry/syscalls/syscall_64.tbl" ]]
+	[[ $(row kselftest 0003-selftests) == *"applies" ]]
+	[[ $(row docs 0004-Documentation) == *"needs 0001-sysctl-Add-the-sysctl-2-entry-point (sysctl)" ]]
+	[[ $(row gone -) == *"SKIPPED: cannot fetch git://git.invalid/nowhere.git"* ]]
+	[[ $output == *"0002-x86-syscalls-Wire-up-sysctl-2-for-64-bit-callers: cannot apply to tip/x86/asm ("*"): conflicts in arch/x86/entry/syscalls/syscall_64.tbl"* ]]
+	[[ $output == *"0004-Documentation-Describe-sysctl-2 (docs) must go in together with 0001-sysctl-Add-the-sysctl-2-entry-point (sysctl)"* ]]
+	[ -s "$WF_TOP/out/trees.txt" ]
+}
+
+@test "trees: all applying gives exit 0; nothing fetched is left in the cache repo" {
+	sed -i '/^tree tip/d' "$WF_TOP/branches.txt"
+	run "$TOOLS/trees.sh"
+	[ "$status" -eq 0 ]
+	[[ $output != *CONFLICT* ]]
+	! git -C "$WF_REPO" for-each-ref | grep -q refs/trees/
+}
+
+@test "trees: a tree record without owned patches is named by line" {
+	printf 'tree docs /x docs-next\n' >>"$WF_TOP/branches.txt"
+	run "$TOOLS/trees.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"branches.txt:7: 'tree' takes at least 4 fields"* ]]
+}

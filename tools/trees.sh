@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Check the patches against the subsystem trees of branches.txt.
+#
+#   tools/trees.sh [-o REPORT]
+#
+# Fetches each "tree" record (a local path or a git URL; a tree that
+# cannot be fetched is reported and skipped, not fatal: this machine is
+# usually offline) into $WF_CACHE/trees.git, then applies, in series
+# order, the patches the tree owns onto its branch (git apply --cached on
+# a temporary index: no checkout).  Per tree and patch it says whether the
+# patch applies and, if not, which files conflict, like the build robots'
+# "cannot apply to" lines.  A patch that does not apply to its tree alone
+# but does once earlier patches owned by other trees are applied must go
+# in together with those: it is reported as "needs ...".
+#
+# The table goes to stdout and to REPORT (default $WF_TOP/out/trees.txt).
+# Exit status 1 when a patch conflicts with a tree it belongs to, else 0.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+TREES_GIT=${WF_TREES_GIT:-$WF_CACHE/trees.git}
+FETCH_TIMEOUT=${WF_FETCH_TIMEOUT:-60}
+
+# init_trees_repo: a bare repo sharing the cache repo's objects.
+init_trees_repo() {
+	[[ -d $TREES_GIT ]] || git init -q --bare "$TREES_GIT"
+	if [[ -d $WF_REPO/.git/objects ]]; then
+		printf '%s\n' "$WF_REPO/.git/objects" >"$TREES_GIT/objects/info/alternates"
+	fi
+}
+
+# fetch_tree NAME LOCATION BRANCH: prints "" on success or the reason.
+fetch_tree() {
+	local name=$1 url=$2 branch=$3 out
+	if [[ $url != *:* && $url != /* ]]; then
+		url=$WF_TOP/$url
+	fi
+	if out=$(GIT_TERMINAL_PROMPT=0 timeout "$FETCH_TIMEOUT" \
+		git -C "$TREES_GIT" fetch -q --no-tags "$url" "+refs/heads/$branch:refs/trees/$name" 2>&1); then
+		return 0
+	fi
+	grep -m1 -E 'fatal|error' <<<"$out" | sed -E 's/^(fatal|error): //' || echo "fetch failed"
+}
+
+# touched PATCH: the files a patch touches, one per line.
+touched() {
+	sed -nE 's#^diff --git a/(.*) b/(.*)$#\1\n\2#p' "$1" | sort -u
+}
+
+# owns OWNED PATCH: whether a tree owning OWNED (globs on patch names,
+# paths, directories ending in /) takes PATCH.
+owns() {
+	local owned=$1 patch=$2 pat f name
+	name=${patch##*/}
+	for pat in $owned; do
+		# shellcheck disable=SC2053 # glob match on purpose
+		[[ $name == $pat || $name == $pat.patch ]] && return 0
+		while IFS= read -r f; do
+			if [[ $pat == */ ]]; then
+				[[ $f == "$pat"* ]] && return 0
+			else
+				# shellcheck disable=SC2053
+				[[ $f == $pat ]] && return 0
+			fi
+		done < <(touched "$patch")
+	done
+	return 1
+}
+
+# try_apply INDEX PATCH: apply PATCH to INDEX; on failure print the
+# conflicting files and return 1 (INDEX unchanged).
+try_apply() {
+	local index=$1 patch=$2 out
+	if out=$(GIT_INDEX_FILE=$index git -C "$TREES_GIT" apply --cached "$patch" 2>&1); then
+		return 0
+	fi
+	sed -nE -e 's/^error: patch failed: (.*):[0-9]+$/\1/p' \
+		-e 's/^error: (.*): (does not exist in index|already exists in index|patch does not apply)$/\1/p' \
+		<<<"$out" | sort -u | tr '\n' ' ' | sed 's/ $//'
+	return 1
+}
+
+short() {
+	local n=${1##*/}
+	printf '%s\n' "${n%.patch}"
+}
+
+main() {
+	local report="" opt i j p q t tidx tmp conflicts deps rc=0
+	local -a patches owner_of rows robot together
+	while getopts 'o:' opt; do
+		case $opt in
+		o) report=$OPTARG ;;
+		*) echo "usage: $0 [-o REPORT]" >&2; exit 2 ;;
+		esac
+	done
+	parse_branches
+	report=${report:-$WF_TOP/out/trees.txt}
+	mapfile -t patches < <(patch_files)
+	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to check"
+	[[ ${#TREE_NAMES[@]} -gt 0 ]] || die "no 'tree' records in $WF_BRANCHES"
+	init_trees_repo
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # expand now: tmp is local
+	trap "rm -rf '$tmp'" EXIT
+
+	# Which trees take each patch.
+	for ((i = 0; i < ${#patches[@]}; i++)); do
+		owner_of[i]=''
+		for ((t = 0; t < ${#TREE_NAMES[@]}; t++)); do
+			owns "${TREE_OWNS[t]}" "${patches[i]}" && owner_of[i]+="${TREE_NAMES[t]} "
+		done
+		owner_of[i]=${owner_of[i]% }
+	done
+
+	rows=() robot=() together=()
+	for ((t = 0; t < ${#TREE_NAMES[@]}; t++)); do
+		local name=${TREE_NAMES[t]} branch=${TREE_BRANCHES[t]} why
+		info "fetching $name (${TREE_URLS[t]} $branch)"
+		why=$(fetch_tree "$name" "${TREE_URLS[t]}" "$branch") || true
+		if [[ -n $why ]]; then
+			if git -C "$TREES_GIT" rev-parse -q --verify "refs/trees/$name" >/dev/null; then
+				info "$name: cannot fetch ($why): using the copy fetched before"
+			else
+				rows+=("$name|$branch|-|SKIPPED: cannot fetch ${TREE_URLS[t]}: $why")
+				continue
+			fi
+		fi
+		tidx=$tmp/$name.index
+		GIT_INDEX_FILE=$tidx git -C "$TREES_GIT" read-tree "refs/trees/$name"
+		for ((i = 0; i < ${#patches[@]}; i++)); do
+			p=${patches[i]}
+			[[ " ${owner_of[i]} " == *" $name "* ]] || continue
+			if conflicts=$(try_apply "$tidx" "$p"); then
+				rows+=("$name|$branch|$(short "$p")|applies")
+				continue
+			fi
+			# Does it apply with the earlier patches of other trees that
+			# touch the same files?
+			cp "$tidx" "$tidx.with"
+			deps=''
+			for ((j = 0; j < i; j++)); do
+				q=${patches[j]}
+				[[ " ${owner_of[j]} " == *" $name "* ]] && continue
+				comm -12 <(touched "$p") <(touched "$q") | grep -q . || continue
+				try_apply "$tidx.with" "$q" >/dev/null && deps+="$(short "$q") (${owner_of[j]:-no tree}), "
+			done
+			if [[ -n $deps ]] && try_apply "$tidx.with" "$p" >/dev/null; then
+				deps=${deps%, }
+				rows+=("$name|$branch|$(short "$p")|needs $deps")
+				together+=("$(short "$p") ($name) must go in together with $deps")
+				mv "$tidx.with" "$tidx"
+			else
+				rows+=("$name|$branch|$(short "$p")|CONFLICT: $conflicts")
+				robot+=("$(short "$p"): cannot apply to $name/$branch ($(git -C "$TREES_GIT" rev-parse --short=12 "refs/trees/$name")): conflicts in $conflicts")
+				rc=1
+			fi
+		done
+	done
+
+	mkdir -p "$(dirname "$report")"
+	{
+		printf '%s\n' "tree|branch|patch|result" "${rows[@]}" |
+			column -t -s '|' -o '  '
+		for ((i = 0; i < ${#patches[@]}; i++)); do
+			[[ -n ${owner_of[i]} ]] || printf 'not taken by any tree: %s\n' "$(short "${patches[i]}")"
+		done
+		[[ ${#robot[@]} -eq 0 ]] || printf '%s\n' "" "${robot[@]}"
+		[[ ${#together[@]} -eq 0 ]] || printf '%s\n' "" "${together[@]}"
+	} | tee "$report"
+	return $rc
+}
+
+main "$@"
