@@ -119,11 +119,12 @@ main() {
 }
 
 # extract_warnings: "file: message" for each compiler or sparse warning,
-# with the line and column numbers and the build directory removed, so
-# that warnings can be compared between commits.
+# with the line and column numbers and the build directory removed, and
+# gcc's typographic quotes made plain, so that warnings can be compared
+# between commits.
 extract_warnings() {
 	sed -nE 's/^([^ :]+):[0-9]+(:[0-9]+)?: (warning|error): (.*)$/\1: \3: \4/p' |
-		sed -E "s#^(\\.\\./|$SRC/)##" | LC_ALL=C sort -u
+		LC_ALL=C sed -E -e "s#^(\\.\\./|$SRC/)##" -e "s/\xe2\x80[\x98\x99]/'/g" | LC_ALL=C sort -u
 }
 
 main "$@"

@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# Tests of checks/validate.sh on a fixture kernel tree (tests/fixtures/
+# validate: a Makefile with kbuild's interface that compiles two C files
+# into a host program printing a "console log").  The real scripts run:
+# build.sh, sparse.sh, checkpatch.pl of 6.1, run.sh's log judge; only the
+# boot is the fixture's.  Each check must fail on the right row.
+
+load test_helper
+
+setup() {
+	setup_validate_fixture
+	OUT=$BATS_TEST_TMPDIR/out
+}
+
+# validate [ARGS...]: run the validator on the fixture range.
+validate() {
+	run "$CHECKS/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
+}
+
+# cell ROW CHECK: the status of CHECK on commit ROW (1-based) in the JSON.
+cell() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].status" "$OUT/results.json"
+}
+
+# reason ROW CHECK: the reason of CHECK on commit ROW.
+reason() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].reason" "$OUT/results.json"
+}
+
+@test "validate: a clean series passes every check; a re-run comes from the cache and builds nothing" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	validate
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for row in 1 2; do
+		for check in checkpatch sparse boot off nonet i386 noproc qemu; do
+			[ "$(cell $row $check)" = pass ]
+		done
+	done
+	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
+	[[ $output == *"16 result(s): 0 failed, 0 from the cache (marked *), 16 run now"* ]]
+	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one more name +pass +pass' "$OUT/report.txt"
+	# Progress lines: commit i/N, the check, the elapsed time.
+	[[ $output == *"[    2/2] "*" nonet      build (0m"* ]]
+	stamp=$(date -r "$WF_CACHE/build/boot/build.log" +%s.%N)
+	validate
+	[ "$status" -eq 0 ]
+	[[ $output == *"16 result(s): 0 failed, 16 from the cache (marked *), 0 run now"* ]]
+	[[ $output != *" build ("* ]]
+	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate one more name +pass\* +pass\*' "$OUT/report.txt"
+	[ "$(date -r "$WF_CACHE/build/boot/build.log" +%s.%N)" = "$stamp" ]
+	[ "$(jq '.commits[1].results.qemu.cached' "$OUT/results.json")" = true ]
+	# The developer's work tree was not touched.
+	[ "$(git -C "$WF_REPO" rev-parse HEAD)" = "$(git -C "$WF_REPO" rev-parse fixture-topic)" ]
+	[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
+}
+
+@test "validate: a checkpatch error fails that commit's checkpatch cell" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's/^\treturn 12;$/\treturn  12 ;   /' "sysctl: Add badly formatted code"
+	validate -c checkpatch
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 checkpatch)" = pass ]
+	[ "$(cell 2 checkpatch)" = fail ]
+	[ "$(cell 2 boot)" = skip ]
+	[[ $(reason 2 checkpatch) == *"ERROR: trailing whitespace"* ]]
+	[[ $(reason 2 checkpatch) == *"WARNING: space prohibited before semicolon"* ]]
+	grep -q '^FAIL 2 [0-9a-f]* sysctl: Add badly formatted code \[checkpatch\]' "$OUT/report.txt"
+	grep -q 'ERROR: trailing whitespace' "$OUT/report.txt"
+}
+
+@test "validate: a new compiler warning fails its commit, an old one does not, a replacing one does" {
+	validate_commit_edit kernel/names.c 's/^\treturn 2;/\tint unused_a;\n\n\treturn 2;/' "sysctl: Add a warning"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Keep the warning"
+	validate_commit_edit kernel/names.c 's/unused_a/unused_b/' "sysctl: Replace the warning by another"
+	validate -c boot,i386
+	echo "$output"
+	[ "$status" -eq 1 ]
+	for check in boot i386; do
+		[ "$(cell 1 $check)" = fail ]
+		[ "$(cell 2 $check)" = pass ]
+		[ "$(cell 3 $check)" = fail ]
+	done
+	[[ $(reason 1 boot) == *"new compiler warnings in boot"* ]]
+	[[ $(reason 1 boot) == *"kernel/names.c: warning: unused variable 'unused_a' [-Wunused-variable]"* ]]
+	[[ $(reason 3 i386) == *"kernel/names.c: warning: unused variable 'unused_b'"* ]]
+	[[ $(reason 3 i386) != *"unused_a"* ]]
+}
+
+@test "validate: a new sparse warning fails its commit; the base's own sparse warnings do not" {
+	# The base's kernel/sysctl.c has sparse warnings ("int one;" is not
+	# static); recompiling it must not report them.
+	validate_commit_edit kernel/sysctl.c 's/^int one;/int one = 1;/' "sysctl: Initialise one"
+	validate_commit_edit kernel/names.c 's/^int probed(void)$/int *null_names(void)\n{\n\treturn 0;\n}\n\nint probed(void)/' \
+		"sysctl: Return a plain zero as a pointer"
+	sed -i 's/^int probed(void);/int probed(void);\nint *null_names(void);/' "$WF_REPO/include/fixture.h"
+	git -C "$WF_REPO" add -f include/fixture.h
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q --amend --no-edit
+	validate -c sparse
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 sparse)" = pass ]
+	[ "$(cell 1 boot)" = pass ]
+	[ "$(cell 2 sparse)" = fail ]
+	[ "$(cell 2 boot)" = pass ]
+	[[ $(reason 2 sparse) == *"kernel/names.c: warning: Using plain integer as NULL pointer"* ]]
+	grep -q "kernel/sysctl.c: warning: sparse: symbol 'two' was not declared" \
+		"$WF_CACHE"/validate/results/boot/*/state.txt
+}
+
+@test "validate: a commit that does not build fails on that commit alone" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's/^int probed(void)$/#ifndef CONFIG_NET\nbroken\n#endif\nint probed(void)/' \
+		"sysctl: Break the build without networking"
+	validate_commit_edit kernel/names.c '/^#ifndef CONFIG_NET$/,/^#endif$/d' "sysctl: Fix the build without networking"
+	validate -c boot,nonet
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 nonet)" = pass ]
+	[ "$(cell 2 nonet)" = fail ]
+	[ "$(cell 3 nonet)" = pass ]
+	for row in 1 2 3; do [ "$(cell $row boot)" = pass ]; done
+	[[ $(reason 2 nonet) == *"does not build in nonet"* ]]
+	[[ $(reason 2 nonet) == *"kernel/names.c"*"error:"* ]]
+	[ "$(grep -c '^FAIL ' "$OUT/report.txt")" -eq 1 ]
+}
+
+@test "validate: a failing boot and a drop of the translated names fail the qemu cell" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("not ok 2 - sysctl(2) reads kernel\/ostype: 0 bytes\\n1..2\\n");/' \
+		"sysctl: Break the smoke test"
+	validate_commit_edit kernel/main.c 's/^\tprintf("not ok 2.*/\tprintf("1..1\\n");/' "sysctl: Repair the smoke test"
+	validate_commit_edit kernel/names.c 's/return 3;/return 1;/' "sysctl: Lose two names"
+	validate -c qemu
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 qemu)" = pass ]
+	[ "$(cell 2 qemu)" = fail ]
+	[ "$(cell 3 qemu)" = pass ]
+	[ "$(cell 4 qemu)" = fail ]
+	[[ $(reason 2 qemu) == *"FAIL: 1 test(s) failed: not ok 2 - sysctl(2) reads kernel/ostype"* ]]
+	[[ $(reason 2 qemu) == *"| # translated 3 of 12 probed names"* ]]
+	[[ $(reason 4 qemu) == *"regression: the smoke test translated 1 of 12 probed names, the previous commit 3"* ]]
+	for row in 1 2 3 4; do [ "$(cell $row boot)" = pass ]; done
+}
+
+@test "validate: rewording a message re-runs only its checkpatch; editing patch 2 re-checks 2..3 only" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
+	validate -c checkpatch,off,qemu
+	[ "$status" -eq 0 ]
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org -c core.editor=true \
+		rebase -q --exec 'git commit -q --amend -m "$(git log -1 --format=%B | sed "s/Probe one more name/Probe a 13th name/")"' \
+		fixture-topic~2 2>/dev/null
+	git -C "$WF_REPO" log -2 --format=%s | grep -qx 'sysctl: Probe a 13th name'
+	validate -c checkpatch,off,qemu
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# (qemu boots what the boot config built: that is checked too)
+	[[ $output == *"12 result(s): 0 failed, 11 from the cache (marked *), 1 run now"* ]]
+	[ "$(jq '[.commits[].results.checkpatch.cached]' -c "$OUT/results.json")" = '[true,false,true]' ]
+	# A change of content in patch 2 changes the trees of 2 and 3.
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org -c core.editor=true \
+		rebase -q --exec 'if git log -1 --format=%s | grep -q 13th; then sed -i s/13/14/ kernel/names.c && git commit -q -a --amend --no-edit; fi' \
+		fixture-topic~2 2>/dev/null
+	validate -c checkpatch,off,qemu
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"12 result(s): 0 failed, 4 from the cache (marked *), 8 run now"* ]]
+	[[ $output != *"[    1/3]"* ]]
+	[[ $output == *"[    2/3]"*"off        build"* ]]
+	[ "$(jq -c '[.commits[].results.off.cached]' "$OUT/results.json")" = '[true,false,false]' ]
+}
+
+@test "validate: bad input is named in one line" {
+	validate -c checkpatch,nosuch
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch sparse boot off nonet i386 noproc qemu)" ]
+	run "$CHECKS/validate.sh" -o "$OUT" fixture-base..no-such-branch
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
+}
