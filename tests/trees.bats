@@ -72,3 +72,48 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"branches.txt:7: 'tree' takes at least 4 fields"* ]]
 }
+
+# other_tarball VERSION DIR: the fixture source with kernel/sysctl.c
+# changed where patch 5 changes it, as DIR/linux-source-6.1.tar.xz.
+other_tarball() {
+	local src
+	src=$(mktemp -d)
+	tar -xJf "$WF_SRC_DIR/linux-source-6.1.tar.xz" -C "$src"
+	printf '/* one */\nint one = 0;\n/* two */\nint two;\n/* three */\nint three;\n' \
+		>"$src/linux-source-6.1/kernel/sysctl.c"
+	mkdir -p "$2"
+	tar -cJf "$2/linux-source-6.1.tar.xz" -C "$src" linux-source-6.1
+	rm -rf "$src"
+}
+
+@test "other-base: a .deb of another version: the patch that needs rework is named" {
+	pkg=$BATS_TEST_TMPDIR/deb
+	other_tarball 6.1.50-1 "$pkg/usr/src"
+	mkdir -p "$pkg/DEBIAN"
+	printf 'Package: linux-source-6.1\nVersion: 6.1.50-1\nArchitecture: all\nMaintainer: Fixture <f@example.org>\nDescription: fixture\n' \
+		>"$pkg/DEBIAN/control"
+	dpkg-deb --build "$pkg" "$BATS_TEST_TMPDIR/linux-source-6.1_6.1.50-1_all.deb" >/dev/null
+	run "$TOOLS/other-base.sh" "$BATS_TEST_TMPDIR/linux-source-6.1_6.1.50-1_all.deb"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"0001-sysctl-Add-the-sysctl-2-entry-point.patch"*"applies"* ]]
+	[[ $output == *"0005-sysctl-Initialise-one.patch"*"needs rework: kernel/sysctl.c"* ]]
+	[[ ${lines[-1]} == "base/6.1.50-1: 4 of 5 patch(es) apply; not built: 1 patch(es) need rework" ]]
+	git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.50-1
+}
+
+@test "other-base: a tarball where everything applies is built" {
+	mkdir -p "$BATS_TEST_TMPDIR/other"
+	cp "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
+	WF_OTHER_BUILD='test -f "$SRC/kernel/sysctl_binary.c" && test "$(git -C "$SRC" rev-list --count HEAD)" -eq 6' \
+		run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ ${lines[-1]} == "base/6.1.98-1: 5 of 5 patch(es) apply; built (boot config)" ]]
+	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/missing.tar.xz"
+	[ "$status" -eq 1 ]
+	[[ $output == *"missing.tar.xz not found"* ]]
+	run "$TOOLS/other-base.sh" 6.1.1-99
+	[ "$status" -eq 1 ]
+	[[ $output == *"apt knows no linux-source-6.1 6.1.1-99"* ]]
+}

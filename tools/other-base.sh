@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Apply and build the series on another version of the packaged source.
+#
+#   tools/other-base.sh [-n] [-V VERSION] SOURCE
+#
+# SOURCE is one of
+#   VERSION     a version of the package that apt knows (apt-cache madison
+#               linux-source-6.1): fetched with "apt-get download" into
+#               $WF_CACHE/debs
+#   FILE.deb    a linux-source-6.1 .deb (its version is read from it)
+#   FILE.tar.xz the source tarball itself (-V VERSION names it)
+# The source is imported by tools/base.sh as base/<version> in the cache
+# repo (once per version).  Each patch is applied in order on a temporary
+# index and reported as "applies" or "needs rework" with the conflicting
+# files; when all apply, the series is git am'd in the worktree
+# $WF_CACHE/other-base/linux and built in the boot config (checks/build.sh
+# -s that worktree -o $WF_CACHE/build/other-<version>; WF_OTHER_BUILD
+# overrides the command, run with SRC and OUT exported).  -n: no build.
+# Exit status 1 when a patch needs rework or the build fails.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+OTHER_TREE=${WF_OTHER_TREE:-$WF_CACHE/other-base/linux}
+
+usage() {
+	echo "usage: $0 [-n] [-V VERSION] VERSION|FILE.deb|FILE.tar.xz" >&2
+	exit 2
+}
+
+# unpack_deb DEB DIR: the tarball of a linux-source .deb into DIR.
+unpack_deb() {
+	local deb=$1 dir=$2 pkg
+	pkg=$(dpkg-deb -f "$deb" Package 2>/dev/null) || die "$deb is not a .deb package"
+	[[ $pkg == "$TOPIC_PACKAGE" ]] || die "$deb is $pkg, not $TOPIC_PACKAGE"
+	dpkg-deb -x "$deb" "$dir/x"
+	[[ -r $dir/x/usr/src/$TOPIC_PACKAGE.tar.xz ]] ||
+		die "$deb has no usr/src/$TOPIC_PACKAGE.tar.xz"
+	mv "$dir/x/usr/src/$TOPIC_PACKAGE.tar.xz" "$dir/"
+	rm -rf "$dir/x"
+}
+
+# download VERSION: the .deb of that version, from apt.
+download() {
+	local ver=$1 debs=$WF_CACHE/debs deb
+	apt-cache madison "$TOPIC_PACKAGE" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
+		grep -qxF "$ver" || die "apt knows no $TOPIC_PACKAGE $ver (see: apt-cache madison $TOPIC_PACKAGE)"
+	mkdir -p "$debs"
+	deb=$(find "$debs" -name "${TOPIC_PACKAGE}_${ver//:/%3a}_*.deb" | head -n 1)
+	if [[ -z $deb ]]; then
+		info "downloading $TOPIC_PACKAGE $ver"
+		(cd "$debs" && apt-get download -q "$TOPIC_PACKAGE=$ver" >&2) ||
+			die "apt-get download $TOPIC_PACKAGE=$ver failed"
+		deb=$(find "$debs" -name "${TOPIC_PACKAGE}_${ver//:/%3a}_*.deb" | head -n 1)
+		[[ -n $deb ]] || die "apt-get download $TOPIC_PACKAGE=$ver wrote no .deb in $debs"
+	fi
+	printf '%s\n' "$deb"
+}
+
+main() {
+	local build=1 ver='' src tmp ref p out rc=0 n_bad=0 conflicts label
+	local -a patches rows=()
+	while getopts 'nV:' opt; do
+		case $opt in
+		n) build=0 ;;
+		V) ver=$OPTARG ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -eq 1 ]] || usage
+	src=$1
+	parse_branches
+	mapfile -t patches < <(patch_files)
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # expand now: tmp is local
+	trap "rm -rf '$tmp'" EXIT
+	case $src in
+	*.deb)
+		[[ -r $src ]] || die "$src not found"
+		[[ -n $ver ]] || ver=$(dpkg-deb -f "$src" Version)
+		unpack_deb "$src" "$tmp" ;;
+	*.tar.xz)
+		[[ -r $src ]] || die "$src not found"
+		[[ -n $ver ]] || die "-V VERSION is needed with a tarball"
+		cp "$src" "$tmp/$TOPIC_PACKAGE.tar.xz" ;;
+	*)
+		[[ -z $ver ]] || usage
+		ver=$src
+		unpack_deb "$(download "$ver")" "$tmp" ;;
+	esac
+	ref=$(WF_SRC_DIR=$tmp WF_PKG_VERSION=$ver "$WF_HOME/tools/base.sh") ||
+		die "cannot import $TOPIC_PACKAGE $ver"
+	label=${ref#refs/tags/}
+
+	GIT_INDEX_FILE=$tmp/index repo_git read-tree "$ref"
+	for p in "${patches[@]}"; do
+		if out=$(GIT_INDEX_FILE=$tmp/index repo_git apply --cached "$p" 2>&1); then
+			rows+=("${p##*/}|applies")
+		else
+			conflicts=$(sed -nE -e 's/^error: patch failed: (.*):[0-9]+$/\1/p' \
+				-e 's/^error: (.*): (does not exist in index|already exists in index|patch does not apply)$/\1/p' \
+				<<<"$out" | sort -u | tr '\n' ' ')
+			rows+=("${p##*/}|needs rework: ${conflicts% }")
+			n_bad=$((n_bad + 1))
+		fi
+	done
+	local status="not built (-n)"
+	if [[ $n_bad -gt 0 ]]; then
+		status="not built: $n_bad patch(es) need rework"
+		rc=1
+	elif [[ $build -eq 1 && ${#patches[@]} -gt 0 ]]; then
+		repo_git worktree prune
+		if [[ ! -e $OTHER_TREE/.git ]]; then
+			mkdir -p "$(dirname "$OTHER_TREE")"
+			repo_git worktree add -q --detach "$OTHER_TREE" "$ref"
+		fi
+		git -C "$OTHER_TREE" am --abort >/dev/null 2>&1 || true
+		git -C "$OTHER_TREE" checkout -q -f --detach "$ref"
+		wf_committer_env
+		git -C "$OTHER_TREE" am -q "${patches[@]}" >/dev/null ||
+			die "git am onto $label failed although git apply --check passed"
+		export SRC=$OTHER_TREE OUT=$WF_CACHE/build/other-$ver
+		# shellcheck disable=SC2016 # expanded by bash -c
+		local cmd=${WF_OTHER_BUILD:-'"$WF_HOME/checks/build.sh" -s "$SRC" -o "$OUT" boot'}
+		export WF_HOME
+		if bash -c "$cmd" >"$tmp/build.log" 2>&1; then
+			status="built (boot config)"
+		else
+			status="BUILD FAILED: $(tail -n 1 "$tmp/build.log")"
+			rc=1
+		fi
+	fi
+	printf '%s\n' "patch|on $label" "${rows[@]}" | column -t -s '|' -o '  '
+	printf '%s: %s of %s patch(es) apply; %s\n' "$label" "$((${#patches[@]} - n_bad))" "${#patches[@]}" "$status"
+	return $rc
+}
+
+main "$@"
