@@ -5,8 +5,8 @@ SHELL := /bin/bash
 CONFIG ?= boot
 FORCE ?= 0
 
-.PHONY: all deps base rebuild export build boot checkpatch test test-tools \
-	test-series lint help clean
+.PHONY: all deps base rebuild export build boot checkpatch submit trees \
+	other-base bisect test test-tools lint help clean
 
 ## all: the whole pipeline (deps, base, rebuild, checkpatch, build and boot the tip)
 all: deps rebuild checkpatch boot
@@ -38,6 +38,22 @@ build:
 ## boot: build the boot config at the tip and run the smoke test in QEMU
 boot:
 	@checks/boot.sh
+
+## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file)
+submit:
+	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER))
+
+## trees: say whether each patch applies to its subsystem tree (branches.txt)
+trees:
+	@tools/trees.sh
+
+## other-base: apply and build on another linux-source-6.1 (BASE=6.1.176-1, a .deb or a .tar.xz)
+other-base:
+	@tools/other-base.sh $(BASE)
+
+## bisect: git bisect run build+boot+smoke between GOOD and BAD (GOOD=base/6.1.192-3 BAD=sysctl-syscall)
+bisect:
+	@tools/bisect-run.sh start $(GOOD) $(BAD)
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
