@@ -511,6 +511,9 @@ main() {
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
 	select_checks "$checks"
 	load_commits "$RANGE"
+	mkdir -p "$WF_CACHE/validate"
+	exec 9>"$WF_CACHE/validate/lock"
+	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"
 	input_hashes
 	declare -gA STATUS=() CACHED=() REASON=() LASTGOOD=() LASTGOOD_DIR=() BUILT=()
 	BASE_NOTES=()
