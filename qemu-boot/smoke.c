@@ -4,7 +4,8 @@
  *
  * Runs as /init of an initramfs (PID 1) or as an ordinary program.  Prints
  * TAP on stdout, with the plan at the end so that a crash in the middle
- * shows up as a missing plan.  As PID 1 it first mounts /proc, then runs
+ * shows up as a missing plan.  As PID 1 it first mounts /proc and /dev
+ * (devtmpfs, where the kernel has it), then runs
  * its own checks, then every executable in /tests (a 32-bit build of
  * itself, the series' kselftest, ...), each reported as one test line with
  * its output as diagnostics, and finally powers the guest off.
@@ -430,6 +431,9 @@ int main(void)
 		mkdir("/proc", 0555);
 		if (mount("proc", "/proc", "proc", 0, NULL) && errno != EBUSY)
 			printf("# mount /proc: %s\n", strerror(errno));
+		/* /dev/kmsg for the tests that read the kernel log. */
+		if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL))
+			printf("# mount /dev: %s\n", strerror(errno));
 		setenv("PATH", "/bin:/tests", 1);
 	}
 	printf("TAP version 13\n");
