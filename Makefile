@@ -5,11 +5,12 @@ SHELL := /bin/bash
 CONFIG ?= boot
 FORCE ?= 0
 
-.PHONY: all deps base rebuild export build boot checkpatch submit trees \
-	other-base bisect test test-tools lint help clean
+.PHONY: all deps base rebuild export build boot checkpatch validate \
+	bench-validate submit trees other-base bisect test test-tools lint help \
+	clean
 
-## all: the whole pipeline (deps, base, rebuild, checkpatch, build and boot the tip)
-all: deps rebuild checkpatch boot
+## all: the whole pipeline: deps, base, rebuild, then validate every commit
+all: deps rebuild validate
 
 ## deps: install the Debian packages the workflow needs (as root)
 deps:
@@ -38,6 +39,14 @@ build:
 ## boot: build the boot config at the tip and run the smoke test in QEMU
 boot:
 	@checks/boot.sh
+
+## validate: checkpatch, sparse, build matrix and QEMU boot on every commit, cached by tree id (CHECKS=a,b limits)
+validate:
+	@checks/validate.sh $(if $(CHECKS),-c $(CHECKS))
+
+## bench-validate: time validate against a naive git rebase --exec loop (long)
+bench-validate:
+	@tools/bench-validate.sh
 
 ## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file)
 submit:

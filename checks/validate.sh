@@ -9,7 +9,9 @@
 # the configs of checks/configs/matrix.txt (default: all).  The commits are
 # checked out in a worktree of the cache repo ($WF_CACHE/validate-tree;
 # the developer's work tree is never touched) and built in order,
-# incrementally, in $WF_CACHE/build/<config> with ccache.  Warnings are new
+# incrementally, in $WF_CACHE/validate/build/<config> with ccache (apart
+# from the build directories of "make build" and "make boot", which build
+# the developer's work tree).  Warnings are new
 # when the parent (the last commit that built in that config) did not have
 # them.  Results live in $WF_CACHE/validate/results, keyed by the tree ids
 # and a hash of each check's inputs.  Writes OUTDIR/report.txt and
@@ -28,7 +30,7 @@ MATRIX=$WF_HOME/checks/configs/matrix.txt
 CONFIGS_DIR=$WF_HOME/checks/configs
 TREE=$WF_CACHE/validate-tree
 RESULTS=$WF_CACHE/validate/results
-BUILDROOT=$WF_CACHE/build
+BUILDROOT=$WF_CACHE/validate/build
 BOOT_CMD=${WF_VALIDATE_BOOT:-$WF_HOME/checks/boot.sh}
 SELF_HASH=$(vl_files_hash "$WF_HOME/checks/validate.sh" "$WF_HOME/checks/lib-validate.sh")
 

@@ -5,13 +5,14 @@
 #
 # The tools' suites run on fixtures: tools.bats (base, rebuild, export,
 # checkpatch), qemu.bats (the runner and the smoke test; one build of the
-# boot kernel the first time), trees.bats and bisect.bats, and, in the
+# boot kernel the first time), validate.bats (per-commit checks on a
+# fixture kernel), trees.bats and bisect.bats, and, in the
 # full run, submit.bats (b4; about a minute).  series.bats validates the
 # real series: rebuild from patches/, checkpatch, build, boot.
 set -euo pipefail
 
 cd "$(dirname "$0")"
-suites=(tools.bats qemu.bats trees.bats bisect.bats)
+suites=(tools.bats qemu.bats validate.bats trees.bats bisect.bats)
 [[ ${1:-} == --tools ]] || suites+=(submit.bats series.bats)
 
 tap=$(mktemp)
