@@ -82,4 +82,4 @@ clean:
 
 ## help: list the targets
 help:
-	@sed -n "s/^## \([a-z-]*\): /\1\t/p" $(MAKEFILE_LIST) | expand -t 14
+	@sed -n "s/^## \([a-z-]*\): /\1\t/p" $(MAKEFILE_LIST) | expand -t 16
