@@ -43,13 +43,13 @@ reason() {
 	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one more name +pass +pass' "$OUT/report.txt"
 	# Progress lines: commit i/N, the check, the elapsed time.
 	[[ $output == *"[    2/2] "*" nonet      build (0m"* ]]
-	stamp=$(date -r "$WF_CACHE/build/boot/build.log" +%s.%N)
+	stamp=$(date -r "$WF_CACHE/validate/build/boot/build.log" +%s.%N)
 	validate
 	[ "$status" -eq 0 ]
 	[[ $output == *"16 result(s): 0 failed, 16 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
 	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate one more name +pass\* +pass\*' "$OUT/report.txt"
-	[ "$(date -r "$WF_CACHE/build/boot/build.log" +%s.%N)" = "$stamp" ]
+	[ "$(date -r "$WF_CACHE/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
 	[ "$(jq '.commits[1].results.qemu.cached' "$OUT/results.json")" = true ]
 	# The developer's work tree was not touched.
 	[ "$(git -C "$WF_REPO" rev-parse HEAD)" = "$(git -C "$WF_REPO" rev-parse fixture-topic)" ]
