@@ -52,3 +52,11 @@ setup_file() {
 		grep -q '^ok .* - /tests/sysctl_syscall_32$' "$log"
 	fi
 }
+
+@test "series: every commit passes checkpatch, sparse, the build matrix and the boot" {
+	run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/validate"
+	echo "$output" | grep -v '^validate: \[' | tail -n 40
+	[ "$status" -eq 0 ]
+	[[ $output == *"$((NPATCHES * 8)) result(s): 0 failed"* ]]
+	grep -q '"status"' "$BATS_TEST_TMPDIR/validate/results.json"
+}
