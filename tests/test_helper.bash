@@ -51,6 +51,24 @@ commit_in_repo() {
 		commit -q -s -m "$3" -m "Why this change is needed."
 }
 
+# add_checkpatch_to_fixture: the real scripts/checkpatch.pl in the work
+# tree of the fixture repo, and the files it looks for to know it is at
+# the top of a kernel tree.
+add_checkpatch_to_fixture() {
+	local f d
+	for f in scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch; do
+		kernel_file "$f" "$WF_REPO/$f"
+	done
+	chmod +x "$WF_REPO/scripts/checkpatch.pl"
+	for f in COPYING CREDITS Kbuild MAINTAINERS README; do
+		echo fixture >"$WF_REPO/$f"
+	done
+	for d in Documentation arch drivers fs init ipc lib; do
+		mkdir -p "$WF_REPO/$d"
+		echo fixture >"$WF_REPO/$d/README"
+	done
+}
+
 # kernel_file PATH DEST: a file of the real 6.1 base, from the user's
 # cache repo when it exists, else from the packaged tarball.
 kernel_file() {
@@ -148,20 +166,10 @@ make_kernel_series() {
 # checks/build.sh reads.  Tagged fixture-base; validate base..topic with
 # VALIDATE_RANGE.  The boot command is the fixture's.
 setup_validate_fixture() {
-	local f d fix=$REPO_ROOT/tests/fixtures/validate
+	local fix=$REPO_ROOT/tests/fixtures/validate
 	setup_fixture
 	"$TOOLS/rebuild.sh" 2>/dev/null
-	for f in scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch; do
-		kernel_file "$f" "$WF_REPO/$f"
-	done
-	chmod +x "$WF_REPO/scripts/checkpatch.pl"
-	for f in COPYING CREDITS Kbuild MAINTAINERS README; do
-		echo fixture >"$WF_REPO/$f"
-	done
-	for d in Documentation arch drivers fs init ipc lib; do
-		mkdir -p "$WF_REPO/$d"
-		echo fixture >"$WF_REPO/$d/README"
-	done
+	add_checkpatch_to_fixture
 	cp "$fix/Makefile" "$WF_REPO/Makefile"
 	mkdir -p "$WF_REPO/include" "$WF_REPO/kernel/configs" "$WF_REPO/arch/x86/configs"
 	cp "$fix/include/fixture.h" "$WF_REPO/include/"

@@ -176,18 +176,7 @@ make_series() {
 
 @test "checkpatch: a commit with a checkpatch error fails on that commit only" {
 	"$TOOLS/rebuild.sh"
-	for f in scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch; do
-		kernel_file "$f" "$WF_REPO/$f"
-	done
-	chmod +x "$WF_REPO/scripts/checkpatch.pl"
-	# What checkpatch looks for to know it is at the top of a kernel tree.
-	for f in COPYING CREDITS Kbuild MAINTAINERS README; do
-		echo fixture >"$WF_REPO/$f"
-	done
-	for d in Documentation arch drivers fs init ipc lib; do
-		mkdir -p "$WF_REPO/$d"
-		echo fixture >"$WF_REPO/$d/README"
-	done
+	add_checkpatch_to_fixture
 	git -C "$WF_REPO" add -f .
 	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -m "Add checkpatch for the fixture"
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
