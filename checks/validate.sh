@@ -15,7 +15,8 @@
 # when the parent (the last commit that built in that config) did not have
 # them.  Results live in $WF_CACHE/validate/results, keyed by the tree ids
 # and a hash of each check's inputs.  Writes OUTDIR/report.txt and
-# OUTDIR/results.json (default OUTDIR: $WF_TOP/out/validate); exit status 1
+# OUTDIR/results.json (default OUTDIR: $WF_TOP/out/validate), and the
+# start time of every step run in OUTDIR/timings.tsv; exit status 1
 # when anything failed, 2 on bad input.
 #
 # WF_VALIDATE_BOOT names the boot command (default checks/boot.sh, called
@@ -123,10 +124,14 @@ input_hashes() {
 
 # ---------------------------------------------------------------- progress
 
-# progress I CHECK WHAT: one line on stderr.
+# progress I CHECK WHAT: one line on stderr, and the start of a step in
+# OUTDIR/timings.tsv (time, commit, check, step; a step lasts until the
+# next line), for tools/bench-validate.sh and whoever wonders where the
+# time goes.
 progress() {
 	local i=$1 n=$((${#COMMITS[@]} - 1)) label
 	if [[ $i -eq 0 ]]; then label=base; else label="$i/$n"; fi
+	printf '%s\t%s\t%s\t%s\n' "$EPOCHREALTIME" "$i" "$2" "$3" >>"$TIMINGS"
 	printf '%s: [%7s] %s %-10s %s (%s)\n' "$WF_PROG" "$label" "${COMMITS[$i]:0:12}" "$2" "$3" \
 		"$(vl_elapsed $((SECONDS - START)))" >&2
 }
@@ -525,6 +530,8 @@ main() {
 	BOOT_N=0
 	SKIP_REASON=$RESULTS/skip-boot-reason.txt
 	mkdir -p "$RESULTS" "$outdir"
+	TIMINGS=$outdir/timings.tsv
+	printf '%s\t0\tstart\t%s\n' "$EPOCHREALTIME" "$RANGE" >"$TIMINGS"
 	echo "the boot config does not build, or its build was not checked" >"$SKIP_REASON"
 	n=$((${#COMMITS[@]} - 1))
 	info "$n commit(s) in $RANGE; checks: $(for c in "${ALL_CHECKS[@]}"; do [[ -n ${ENABLED[$c]:-} ]] && printf '%s ' "$c"; done)"
@@ -539,6 +546,7 @@ main() {
 		[[ -n ${ENABLED[qemu]:-} ]] && check_qemu "$i"
 	done
 	rm -rf "$RESULTS/tmp"
+	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS"
 	write_report | tee "$outdir/report.txt"
 	write_json >"$outdir/results.json"
 	info "report: $outdir/report.txt, results: $outdir/results.json"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark checks/validate.sh against the naive "git rebase --exec".
 #
-#   tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N]
+#   tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]
 #
 # Times, on the real series (base..branch, or base..TIP), in a scratch
 # cache DIR (default: a new temporary directory) that clones the cache
@@ -14,8 +14,13 @@
 # and the same four runs of the naive baseline: git rebase --exec running
 # checkpatch, the build of every config (one build directory each, the
 # boot config with sparse) and the boot, for every commit, no result
-# cache.  -N skips the naive runs.  Prints a table with the ratios.  Not a
-# test: a cold run of 23 commits takes long on two cores.
+# cache.  -N skips the naive runs; -E skips only the naive loop's two edit
+# runs (it re-checks every commit whatever changed, so they cost what its
+# warm run costs; each takes as long as that).  Prints a table with the
+# ratios, and splits the cold validate run (from its timings.tsv) into the
+# builds it cannot avoid (the base and every commit, once per config),
+# the boots, checkpatch and the rest, with the ratio of the whole run to
+# the builds.  Not a test: a cold run of 23 commits takes long on two cores.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +47,19 @@ timed() {
 validate_run() {
 	WF_CACHE=$BENCH/cache WF_REPO=$BENCH/cache/linux CCACHE_DIR=$BENCH/cache/ccache \
 		"$WF_HOME/checks/validate.sh" -o "$BENCH/out" -c "$CHECKS" "$BASE..$TOPIC_REF"
+}
+
+# step_split TIMINGS: "builds boots checkpatch total" seconds of a
+# validate run, from the step start times of its timings.tsv (a step lasts
+# until the next one starts).
+step_split() {
+	awk -F'\t' '
+		NR > 1 { d = $1 - t; total += d
+			if (c == "checkpatch") cp += d
+			else if (c == "qemu" && w ~ /^boot/) boot += d
+			else if (c != "start") build += d }
+		{ t = $1; c = $3; w = $4 }
+		END { printf "%.1f %.1f %.1f %.1f\n", build, boot, cp, total }' "$1"
 }
 
 # naive_step: what the naive loop runs at each commit (in the edit tree).
@@ -98,20 +116,21 @@ edit_commit() {
 }
 
 main() {
-	local dir='' tip='' k=12 naive=1 n name ratio
+	local dir='' tip='' k=12 naive=1 naive_edits=1 n name ratio build boot cp total
 	if [[ -n ${WF_BENCH_STEP:-} ]]; then
 		BENCH=$WF_BENCH_DIR CHECKS=$WF_BENCH_CHECKS
 		naive_step
 		return
 	fi
 	CHECKS=checkpatch,sparse,$(vl_matrix_configs "$WF_HOME/checks/configs/matrix.txt" | paste -sd,),qemu
-	while getopts 'd:c:t:k:N' opt; do
+	while getopts 'd:c:t:k:NE' opt; do
 		case $opt in
 		d) dir=$OPTARG ;;
 		c) CHECKS=$OPTARG ;;
 		t) tip=$OPTARG ;;
 		k) k=$OPTARG ;;
 		N) naive=0 ;;
+		E) naive_edits=0 ;;
 		*) usage ;;
 		esac
 	done
@@ -135,15 +154,16 @@ main() {
 	git -C "$BENCH/cache/linux" worktree add -q --detach "$EDIT" "$TOPIC_REF"
 	declare -gA TIMES=()
 	timed validate-cold validate_run
+	cp "$BENCH/out/timings.tsv" "$BENCH/validate-cold.timings.tsv"
 	timed validate-warm validate_run
 	[[ $naive -eq 1 ]] && timed naive-cold naive_run
 	[[ $naive -eq 1 ]] && timed naive-warm naive_run
 	edit_commit "$n" message
 	timed validate-edit-last validate_run
-	[[ $naive -eq 1 ]] && timed naive-edit-last naive_run
+	[[ $naive -eq 1 && $naive_edits -eq 1 ]] && timed naive-edit-last naive_run
 	edit_commit "$k" comment
 	timed "validate-edit-$k" validate_run
-	[[ $naive -eq 1 ]] && timed "naive-edit-$k" naive_run
+	[[ $naive -eq 1 && $naive_edits -eq 1 ]] && timed "naive-edit-$k" naive_run
 	printf '\nbench-validate: %d commit(s), checks %s\n\n' "$n" "$CHECKS"
 	printf '%-28s %12s %12s %14s\n' scenario validate naive naive/validate
 	for name in cold warm edit-last "edit-$k"; do
@@ -155,6 +175,15 @@ main() {
 			"$(if [[ -n ${TIMES[naive-$name]:-} ]]; then printf '%.1fs' "${TIMES[naive-$name]}"; else echo -; fi)" "$ratio"
 	done
 	printf '\n(edit-last: the last commit reworded; edit-%s: a comment added to patch %s)\n' "$k" "$k"
+	read -r build boot cp total < <(step_split "$BENCH/validate-cold.timings.tsv")
+	printf '\ncold validate run, by step (from its timings.tsv):\n'
+	printf '  %-42s %9.1fs\n' "builds (base + every commit, per config)" "$build" \
+		"boots (smoke test, kselftest)" "$boot" "checkpatch (incl. the first checkout)" "$cp" \
+		"everything else (cache, reports)" "$(echo "${TIMES[validate-cold]} - $total" | bc)"
+	if [[ $(echo "$build > 0" | bc) -eq 1 ]]; then
+		printf '  %-42s %9.2fx\n' "whole cold run / builds" \
+			"$(echo "${TIMES[validate-cold]} / $build" | bc -l)"
+	fi
 	info "logs and the scratch cache: $BENCH (remove it when done)"
 }
 
