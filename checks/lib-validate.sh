@@ -63,7 +63,13 @@ vl_matrix_row() {
 	awk -v n="$2" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' <(sed 's/#.*//' "$1")
 }
 
-# vl_matrix_configs MATRIX: the config names, in order.
+# vl_matrix_configs MATRIX: the names of the configs every commit is
+# built in, in order: the rows of MATRIX less those its "# tip-only:"
+# line names.
 vl_matrix_configs() {
-	sed 's/#.*//' "$1" | awk 'NF { print $1 }'
+	local tip_only
+	tip_only=$(sed -n 's/^# tip-only://p' "$1" | tr -s ' \t' '\n\n')
+	sed 's/#.*//' "$1" | awk -v skip="$tip_only" '
+		BEGIN { n = split(skip, s, "\n"); for (i = 1; i <= n; i++) if (s[i] != "") out[s[i]] = 1 }
+		NF && !($1 in out) { print $1 }'
 }
