@@ -5,12 +5,12 @@ SHELL := /bin/bash
 CONFIG ?= boot
 FORCE ?= 0
 
-.PHONY: all deps base rebuild export build boot checkpatch validate \
+.PHONY: all deps base rebuild export build boot checkpatch validate stress \
 	bench-validate submit trees other-base bisect test test-tools lint help \
 	clean
 
-## all: the whole pipeline: deps, base, rebuild, then validate every commit
-all: deps rebuild validate
+## all: the whole pipeline: deps, base, rebuild, validate every commit, stress the tip
+all: deps rebuild validate stress
 
 ## deps: install the Debian packages the workflow needs (as root)
 deps:
@@ -43,6 +43,10 @@ boot:
 ## validate: checkpatch, sparse, build matrix and QEMU boot on every commit, cached by tree id (CHECKS=a,b limits)
 validate:
 	@checks/validate.sh $(if $(CHECKS),-c $(CHECKS))
+
+## stress: the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
+stress:
+	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED))
 
 ## bench-validate: time validate against a naive git rebase --exec loop (long)
 bench-validate:

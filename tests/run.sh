@@ -5,14 +5,16 @@
 #
 # The tools' suites run on fixtures: tools.bats (base, rebuild, export,
 # checkpatch), qemu.bats (the runner and the smoke test; one build of the
-# boot kernel the first time), validate.bats (per-commit checks on a
+# boot kernel the first time), stress.bats (checks/stress.sh on that
+# kernel), validate.bats (per-commit checks on a
 # fixture kernel), trees.bats and bisect.bats, and, in the
 # full run, submit.bats (b4; about a minute).  series.bats validates the
-# real series: rebuild from patches/, checkpatch, build, boot.
+# real series: rebuild from patches/, checkpatch, build, boot, every
+# commit (validate), and the stress run under the debug kernel.
 set -euo pipefail
 
 cd "$(dirname "$0")"
-suites=(tools.bats qemu.bats validate.bats trees.bats bisect.bats)
+suites=(tools.bats qemu.bats stress.bats validate.bats trees.bats bisect.bats)
 [[ ${1:-} == --tools ]] || suites+=(submit.bats series.bats)
 
 tap=$(mktemp)

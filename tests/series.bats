@@ -61,3 +61,18 @@ setup_file() {
 	[[ $output == *"$((NPATCHES * 8)) result(s): 0 failed"* ]]
 	grep -q '"status"' "$BATS_TEST_TMPDIR/validate/results.json"
 }
+
+@test "series: the tip passes the stress run under the debug kernel" {
+	[[ $NPATCHES -eq 23 ]] || skip "only for the whole series"
+	run "$CHECKS/stress.sh" -o "$BATS_TEST_TMPDIR/stress"
+	echo "$output" | tail -n 30
+	[ "$status" -eq 0 ]
+	summary=$BATS_TEST_TMPDIR/stress/summary.txt
+	for p in sysctl_syscall sysctl_syscall_32 fuzz fuzz_32 threads threads_32 cost; do
+		grep -qE "^debug +$p +pass " "$summary"
+	done
+	grep -qE '^debug +fuzz +pass +fuzz: 100000 calls, 0 failures' "$summary"
+	grep -qE '^debug +fuzz_32 +pass +fuzz: 100000 calls, 0 failures' "$summary"
+	grep -qE '^debug +\(kernel reports\) +pass +0 line' "$summary"
+	grep -qE '^boot +cost +pass +.*ratio=' "$summary"
+}

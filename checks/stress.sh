@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Stress the tip of the series under a debug kernel: the kselftest (64 and
+# 32 bit), a seeded fuzzer (64 and 32 bit), a concurrency test and the
+# cost benchmark, all in one QEMU guest of the debug config (KASAN, UBSAN,
+# lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, hardened usercopy); then the
+# cost benchmark again on the boot config, whose figures are not skewed
+# by the sanitizers.
+#
+#   checks/stress.sh [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED]
+#                    [-T SECONDS] [-t TIMEOUT] [-p PROGRAM]... [-a ARGS] [-C]
+#
+# SRC is the kernel work tree (default: the cache repo's), built in
+# $WF_CACHE/build/debug and $WF_CACHE/build/boot.  -k boots BZIMAGE as the
+# debug kernel instead of building one (no cost run on the boot config).
+# -n is the number of fuzzer calls per build (default 100000), -S its seed
+# (default 1), -T how long the concurrency test runs (default 10 s), -t
+# the guest's time limit (default 1800 s).  -p adds a static program to
+# the guest's tests; -a adds kernel command line arguments (KEY=VALUE ones
+# reach the programs' environment: STRESS_SYSCTL_NR=N makes them call
+# system call N instead, to see them fail); -C skips the cost run on the
+# boot config.  Writes
+# OUTDIR (default $WF_TOP/out/stress): the console logs, summary.txt.
+# Fails when a program fails, the guest hangs or panics, or the console
+# has any report of the debug options.  Exit status: 0 pass, 1 fail, 2
+# could not run.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../tools/lib.sh"
+
+STRESS=$WF_HOME/stress
+SELFTEST=tools/testing/selftests/sysctl/sysctl_syscall.c
+CFLAGS=(-static -O2 -Wall -Wextra -Werror)
+# The kselftest is built as checks/boot.sh builds it (the harness is not
+# -Wextra clean).
+SELFTEST_CFLAGS=(-static -O2 -Wall)
+
+usage() {
+	sed -n '9,10p' "$0" >&2
+	exit 2
+}
+
+bad_input() {
+	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	exit 2
+}
+
+# compile OUT SRC FLAGS...: a test program, or exit 2 naming SRC.
+compile() {
+	local out=$1 src=$2
+	shift 2
+	gcc "$@" -o "$out" "$src" || bad_input "cannot compile $src ($*)"
+}
+
+# build_programs: the guest's /tests, in the order /init runs them.
+build_programs() {
+	local bin=$OUT/bin prog
+	rm -rf "$bin"
+	mkdir -p "$bin"
+	PROGS=()
+	if [[ -f $SRC/$SELFTEST ]]; then
+		compile "$bin/10-sysctl_syscall" "$SRC/$SELFTEST" "${SELFTEST_CFLAGS[@]}" \
+			-I"$SRC/tools/testing/selftests" -lpthread
+		compile "$bin/11-sysctl_syscall_32" "$SRC/$SELFTEST" "${SELFTEST_CFLAGS[@]}" -m32 \
+			-I"$SRC/tools/testing/selftests" -lpthread
+		PROGS+=("$bin/10-sysctl_syscall" "$bin/11-sysctl_syscall_32")
+	else
+		info "warning: $SRC has no $SELFTEST: running without the kselftest"
+	fi
+	compile "$bin/20-fuzz" "$STRESS/fuzz.c" "${CFLAGS[@]}"
+	compile "$bin/21-fuzz_32" "$STRESS/fuzz.c" "${CFLAGS[@]}" -m32
+	compile "$bin/30-threads" "$STRESS/threads.c" "${CFLAGS[@]}" -pthread
+	compile "$bin/31-threads_32" "$STRESS/threads.c" "${CFLAGS[@]}" -m32 -pthread
+	compile "$bin/40-cost" "$STRESS/cost.c" "${CFLAGS[@]}"
+	PROGS+=("$bin/20-fuzz" "$bin/21-fuzz_32" "$bin/30-threads" "$bin/31-threads_32" "$bin/40-cost")
+	for prog in "${EXTRA[@]}"; do
+		[[ -f $prog && -x $prog ]] || bad_input "test program $prog does not exist or is not executable"
+		cp "$prog" "$bin/50-${prog##*/}"
+		PROGS+=("$bin/50-${prog##*/}")
+	done
+}
+
+# boot NAME KERNEL INITRD [ARGS]: one guest; its log is
+# OUTDIR/NAME-console.log.  Sets VERDICT[NAME]; returns run.sh's status.
+boot() {
+	local name=$1 kernel=$2 initrd=$3 args=${4:-} rc=0
+	info "booting the $name kernel (log $OUT/$name-console.log)"
+	"$WF_HOME/qemu-boot/run.sh" -i "$initrd" -t "$TIMEOUT" -l "$OUT/$name-console.log" \
+		-a "FUZZ_SEED=$SEED FUZZ_CALLS=$CALLS THREADS_SECONDS=$SECS $args $APPEND" "$kernel" \
+		2>"$OUT/$name-run.txt" || rc=$?
+	VERDICT[$name]=$(sed -n 's/^run: \(PASS\|FAIL\)/\1/p' "$OUT/$name-run.txt" | tail -n 1)
+	[[ -n ${VERDICT[$name]} ]] || VERDICT[$name]="could not run: $(tail -n 1 "$OUT/$name-run.txt")"
+	info "the $name kernel: ${VERDICT[$name]}"
+	return $rc
+}
+
+# reports LOG: the number of console lines that report a kernel problem,
+# by the patterns qemu-boot/run.sh judges a boot with.
+reports() {
+	local pat
+	pat=$(sed -n "s/^BAD_PATTERNS='\(.*\)'\$/\1/p" "$WF_HOME/qemu-boot/run.sh")
+	[[ -n $pat ]] || die "cannot find BAD_PATTERNS in qemu-boot/run.sh"
+	tr -d '\r' <"$1" | grep -cE "$pat" || true
+}
+
+# program_rows LOG: "program result figure" for each program of /tests.
+program_rows() {
+	tr -d '\r' <"$1" | awk '
+		/^# fuzz: [0-9]+ calls/ { sub(/^# /, ""); fig["fuzz"] = $0 }
+		/^# threads: [0-9]+ calls/ { sub(/^# /, ""); fig["threads"] = $0 }
+		/^# cost: .*ratio=/ { sub(/^# cost: /, ""); fig["cost"] = fig["cost"] (fig["cost"] ? "; " : "") $1 " " $4 }
+		/^# # Totals:/ { sub(/^# # /, ""); fig["kselftest"] = $0 }
+		/^(not )?ok [0-9]+ - \/tests\// {
+			res = ($1 == "not") ? "FAIL" : "pass"
+			prog = $NF; sub(/^\/tests\/[0-9]+-/, "", prog); sub(/^\/tests\//, "", prog)
+			kind = prog; sub(/_32$/, "", kind); sub(/^sysctl_syscall$/, "kselftest", kind)
+			printf "%s %s %s\n", prog, res, fig[kind]
+			fig[kind] = ""
+		}'
+}
+
+# summary: the table and the figures, on stdout.
+summary() {
+	local name log prog res fig
+	printf '%-8s %-22s %-6s %s\n' kernel program result figures
+	for name in "${RUNS[@]}"; do
+		log=$OUT/$name-console.log
+		[[ -r $log ]] || continue
+		while read -r prog res fig; do
+			printf '%-8s %-22s %-6s %s\n' "$name" "$prog" "$res" "$fig"
+		done < <(program_rows "$log")
+		printf '%-8s %-22s %-6s %s\n' "$name" "(kernel reports)" \
+			"$([[ $(reports "$log") -eq 0 ]] && echo pass || echo FAIL)" \
+			"$(reports "$log") line(s) of KASAN/UBSAN/lockdep/BUG/WARNING/Oops"
+		printf '%-8s %-22s %-6s %s\n' "$name" "(guest)" "${VERDICT[$name]%%:*}" "${VERDICT[$name]#*: }"
+	done
+	printf '\nfuzzer under the debug kernel (seed %s, %s calls per build):\n' "$SEED" "$CALLS"
+	fuzz_figures "$OUT/debug-console.log"
+}
+
+# fuzz_figures LOG: what each fuzzer run tried and got, one column per
+# run (the 64-bit and the 32-bit build).
+fuzz_figures() {
+	tr -d '\r' <"$1" | awk '
+		/^# fuzz: seed / { run++; label[run] = ($0 ~ /32-bit/) ? "32-bit" : "64-bit" }
+		run && /^# (calls|successes|errno [A-Z0-9]+|bad [a-z ]+|huge [a-z]+|writes|time): / {
+			line = $0; sub(/^# /, "", line)
+			key = line; sub(/: .*/, "", key); val = line; sub(/^[^:]*: /, "", val)
+			if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
+			v[key, run] = val
+		}
+		END {
+			if (!run) { print "  (no fuzzer output)"; exit }
+			printf "  %-22s", ""; for (r = 1; r <= run; r++) printf " %-20s", label[r]; printf "\n"
+			for (i = 1; i <= n; i++) {
+				printf "  %-22s", keys[i]
+				for (r = 1; r <= run; r++) printf " %-20s", ((keys[i], r) in v) ? v[keys[i], r] : "-"
+				printf "\n"
+			}
+		}'
+}
+
+main() {
+	local kernel='' boot_kernel='' cost=1 rc=0 r name
+	SRC=$WF_REPO OUT=$WF_TOP/out/stress CALLS=100000 SEED=1 SECS=10 TIMEOUT=1800
+	EXTRA=() APPEND=''
+	while getopts 's:o:k:n:S:T:t:p:a:C' opt; do
+		case $opt in
+		s) SRC=$OPTARG ;;
+		o) OUT=$OPTARG ;;
+		k) kernel=$OPTARG ;;
+		n) CALLS=$OPTARG ;;
+		S) SEED=$OPTARG ;;
+		T) SECS=$OPTARG ;;
+		t) TIMEOUT=$OPTARG ;;
+		p) EXTRA+=("$OPTARG") ;;
+		a) APPEND=$OPTARG ;;
+		C) cost=0 ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -eq 0 ]] || usage
+	for name in CALLS SEED SECS TIMEOUT; do
+		[[ ${!name} =~ ^[0-9]+$ ]] || bad_input "$name must be a number, not '${!name}'"
+	done
+	[[ -d $SRC ]] || bad_input "kernel tree $SRC does not exist (run: make rebuild)"
+	[[ -z $kernel || -r $kernel ]] || bad_input "kernel image $kernel does not exist"
+	for name in fuzz threads cost; do
+		[[ -r $STRESS/$name.c ]] || bad_input "$STRESS/$name.c is missing"
+	done
+	mkdir -p "$OUT"
+	rm -f "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT/summary.txt"
+	build_programs
+	if [[ -z $kernel ]]; then
+		info "building the debug config of $SRC"
+		"$WF_HOME/checks/build.sh" -s "$SRC" -o "$WF_CACHE/build/debug" debug ||
+			bad_input "the debug config of $SRC does not build (log: $WF_CACHE/build/debug/build.log)"
+		kernel=$WF_CACHE/build/debug/arch/x86/boot/bzImage
+		if [[ $cost -eq 1 ]]; then
+			info "building the boot config of $SRC (for the cost figures)"
+			"$WF_HOME/checks/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
+				bad_input "the boot config of $SRC does not build"
+			boot_kernel=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+		fi
+	fi
+	"$WF_HOME/qemu-boot/mkinitramfs.sh" -o "$OUT/debug.cpio" "${PROGS[@]}"
+	declare -gA VERDICT=()
+	RUNS=(debug)
+	# The sanitizers skew the cost figures: fewer samples there, the
+	# figures come from the boot config.
+	boot debug "$kernel" "$OUT/debug.cpio" COST_SAMPLES=300 || rc=$?
+	if [[ -n $boot_kernel ]]; then
+		"$WF_HOME/qemu-boot/mkinitramfs.sh" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost"
+		RUNS+=(boot)
+		boot boot "$boot_kernel" "$OUT/boot.cpio" || {
+			r=$?
+			[[ $r -gt $rc ]] && rc=$r
+		}
+	fi
+	summary | tee "$OUT/summary.txt"
+	if [[ $rc -eq 0 ]]; then info "PASS (logs: $OUT)"; else info "FAIL (logs: $OUT)"; fi
+	return $rc
+}
+
+main "$@"

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cost: what a sysctl(2) read costs next to open/read/close of the same
+ * /proc/sys file.
+ *
+ * Runs inside a guest, never on a host.  For kernel.ostype (a string),
+ * kernel.printk (4 ints; net.ipv4.tcp_rmem when there is no printk) and
+ * net.ipv4.conf.lo.forwarding (by ifindex), it times COST_SAMPLES
+ * (default 2000) sysctl(2) reads and as many open/read/close sequences,
+ * and prints the medians and their ratio:
+ *
+ *   cost: <name> sysctl_ns=<median> proc_ns=<median> ratio=<sysctl/proc>
+ *
+ * The wrapper makes one system call where /proc/sys takes three, so the
+ * ratio should not be above 1.  To tell what its cost is made of, the same
+ * rounds also time, per name, sysctl(2) without buffers (the name is
+ * translated and nothing is opened: translate_ns), pread() of an open file
+ * (read_ns) and open+close (open_close_ns) and, once, getppid() (the cost
+ * of a system call), an untranslated name (ENOTDIR, before any path is
+ * built) and a translated name without a file (kernel.reboot-cmd: ENOENT
+ * from the in-kernel path walk) with the open() that fails the same way,
+ * a write to the read-only kernel.ostype (EACCES: the whole path walk
+ * and the permission check, no file opened) with its open(O_WRONLY),
+ * and open/read/close with a read of 4095 bytes (proc_page_ns: what a
+ * page-sized read costs, since the handler allocates and clears a buffer
+ * of the size asked for).
+ * From these it splits each sysctl(2) median into entry, translation and
+ * file work, and names the larger part of the excess when the ratio is
+ * above 1.
+ *
+ * Timing: clock_gettime(CLOCK_MONOTONIC) around each call, when the clock
+ * steps finely enough: its smallest step must be under 1/20 of a
+ * getppid().  A guest without a usable clocksource runs on jiffies (the
+ * tinyconfig guest under TCG: "tsc: Unable to calibrate against PIT",
+ * 4 ms steps), where a call cannot be timed and batches long enough to
+ * time would take hours.  There, on x86, each call is timed with the TSC
+ * instead (rdtsc, which QEMU derives from the host's clock), its rate
+ * calibrated against CLOCK_MONOTONIC over a window of whole clock steps;
+ * the ratios do not depend on that rate.  Without either, each sample is a
+ * batch of up to MAX_BATCH calls timed with CLOCK_MONOTONIC, divided by
+ * the batch size.  The "cost: clock" line says which (clock=monotonic,
+ * tsc or monotonic with batch>1).  The median cost of reading the clock
+ * itself is subtracted.  Each round takes one sample of every method, in
+ * an order that rotates from round to round, so that noise, timer ticks
+ * and cache state hit all methods alike; warm-up rounds come first.
+ *
+ * Every call's result is checked, and once, before timing, both methods
+ * must return the same value.  Exits 1 when a call fails, 0 otherwise,
+ * whatever the ratios.  STRESS_SYSCTL_NR=N in the environment makes it
+ * call system call N instead of sysctl(2), to see it fail.
+ *
+ * Build:  gcc -static -O2 -Wall -Wextra -Werror [-m32] cost.c
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sysctl.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef __NR__sysctl
+#if defined(__x86_64__)
+#define __NR__sysctl 156
+#elif defined(__i386__)
+#define __NR__sysctl 149
+#else
+#error "unknown sysctl(2) number for this architecture"
+#endif
+#endif
+
+/* STRESS_SYSCTL_NR=N in the environment calls system call N instead. */
+static long sysctl_nr = __NR__sysctl;
+
+#define DEFAULT_SAMPLES	2000
+#define MAX_BATCH	64
+#define BUF_SIZE	256
+#define PAGE_READ	4095	/* a page-sized read, for proc_page_ns */
+#define MAX_NAMES	3
+
+enum kind { K_STR, K_INT };
+
+struct name {
+	const char *label;		/* dotted, as printed */
+	const char *path;		/* full /proc/sys path */
+	int nlen;
+	int name[CTL_MAXNAME];
+	enum kind kind;
+	int fd;				/* kept open for read_ns */
+};
+
+enum method {
+	M_SYSCTL, M_PROC, M_TRANSLATE, M_READ, M_OPEN_CLOSE, M_PROC_PAGE,
+	NR_PER_NAME
+};
+
+enum global {
+	G_GETPPID, G_ENOTDIR, G_ENOENT, G_ENOENT_OPEN, G_EACCES, G_EACCES_OPEN,
+	NR_GLOBAL
+};
+
+struct series {
+	const char *what;
+	struct name *n;
+	int method;			/* enum method or enum global */
+	int global;
+	double *ns;			/* one per sample */
+};
+
+static struct name names[MAX_NAMES];
+static int nnames;
+static struct series series[MAX_NAMES * NR_PER_NAME + NR_GLOBAL];
+static int nseries;
+static int failures;
+
+static const char *const method_names[NR_PER_NAME] = {
+	"sysctl", "proc", "translate", "read", "open_close", "proc_page",
+};
+
+static const char *const global_names[NR_GLOBAL] = {
+	"getppid", "enotdir", "enoent", "enoent_open", "eacces", "eacces_open",
+};
+
+static const int untranslated[] = { CTL_KERN, 31337 };
+static const int no_file[] = { CTL_KERN, KERN_SPARC_REBOOT };
+#define NO_FILE_PATH "/proc/sys/kernel/reboot-cmd"
+static const int read_only[] = { CTL_KERN, KERN_OSTYPE };
+#define READ_ONLY_PATH "/proc/sys/kernel/ostype"
+
+/* Calls sysctl(2) to read; returns 0 or the errno. */
+static int sys_sysctl(const int *name, int nlen, void *old, size_t *oldlenp)
+{
+	struct __sysctl_args args = {
+		.name = (int *)name, .nlen = nlen,
+		.oldval = old, .oldlenp = oldlenp,
+	};
+
+	return syscall(sysctl_nr, &args) ? errno : 0;
+}
+
+/* Calls sysctl(2) to write; returns 0 or the errno. */
+static int sys_sysctl_write(const int *name, int nlen, const void *new,
+			    size_t newlen)
+{
+	struct __sysctl_args args = {
+		.name = (int *)name, .nlen = nlen,
+		.newval = (void *)new, .newlen = newlen,
+	};
+
+	return syscall(sysctl_nr, &args) ? errno : 0;
+}
+
+static void fail(const char *what, const char *how, int err)
+{
+	/* Report the first few; every one makes the run fail. */
+	if (failures++ < 10)
+		printf("cost: error: %s: %s%s\n", what, how,
+		       err ? strerror(err) : "");
+}
+
+/* One call of a method; returns 0 when it went as it must. */
+static int run_one(const struct series *s)
+{
+	static char page[PAGE_READ];
+	char buf[BUF_SIZE];
+	size_t len = sizeof(buf);
+	ssize_t ret;
+	int fd, err;
+
+	if (s->global) {
+		switch (s->method) {
+		case G_GETPPID:
+			syscall(SYS_getppid);
+			return 0;
+		case G_ENOTDIR:
+			err = sys_sysctl(untranslated, 2, buf, &len);
+			return err == ENOTDIR ? 0 : (err ? err : -1);
+		case G_ENOENT:
+			err = sys_sysctl(no_file, 2, buf, &len);
+			return err == ENOENT ? 0 : (err ? err : -1);
+		case G_ENOENT_OPEN:
+			fd = open(NO_FILE_PATH, O_RDONLY);
+			err = fd < 0 ? errno : -1;
+			if (fd >= 0)
+				close(fd);
+			return err == ENOENT ? 0 : err;
+		case G_EACCES:
+			err = sys_sysctl_write(read_only, 2, "Plan9", 5);
+			return err == EACCES ? 0 : (err ? err : -1);
+		default:
+			fd = open(READ_ONLY_PATH, O_WRONLY);
+			err = fd < 0 ? errno : -1;
+			if (fd >= 0)
+				close(fd);
+			return err == EACCES ? 0 : err;
+		}
+	}
+	switch (s->method) {
+	case M_SYSCTL:
+		err = sys_sysctl(s->n->name, s->n->nlen, buf, &len);
+		return err ? err : (len ? 0 : -1);
+	case M_PROC:
+		fd = open(s->n->path, O_RDONLY);
+		if (fd < 0)
+			return errno;
+		ret = read(fd, buf, sizeof(buf));
+		err = ret < 0 ? errno : (ret ? 0 : -1);
+		close(fd);
+		return err;
+	case M_TRANSLATE:
+		return sys_sysctl(s->n->name, s->n->nlen, NULL, NULL);
+	case M_READ:
+		ret = pread(s->n->fd, buf, sizeof(buf), 0);
+		return ret < 0 ? errno : (ret ? 0 : -1);
+	case M_PROC_PAGE:
+		fd = open(s->n->path, O_RDONLY);
+		if (fd < 0)
+			return errno;
+		ret = read(fd, page, sizeof(page));
+		err = ret < 0 ? errno : (ret ? 0 : -1);
+		close(fd);
+		return err;
+	default:
+		fd = open(s->n->path, O_RDONLY);
+		if (fd < 0)
+			return errno;
+		close(fd);
+		return 0;
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define HAVE_TSC 1
+static uint64_t rdtsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+#else
+#define HAVE_TSC 0
+static uint64_t rdtsc(void)
+{
+	return 0;
+}
+#endif
+
+static int use_tsc;
+static double ticks_per_ns = 1;
+
+/* The time source of the samples: ns, or TSC ticks. */
+static uint64_t ticks(void)
+{
+	return use_tsc ? rdtsc() : now_ns();
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @p-th percentile of @n sorted values. */
+static double pct(const double *v, int n, int p)
+{
+	double pos = (n - 1) * p / 100.0;
+	int i = (int)pos;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (v[i + 1] - v[i]) * (pos - i);
+}
+
+/* The next step of CLOCK_MONOTONIC after @t; returns its time. */
+static uint64_t next_step(uint64_t t)
+{
+	uint64_t n;
+
+	while ((n = now_ns()) == t)
+		;
+	return n;
+}
+
+/* The smallest step of CLOCK_MONOTONIC seen in 20 steps. */
+static uint64_t clock_granularity(void)
+{
+	uint64_t a, b, g = UINT64_MAX;
+	int i;
+
+	a = next_step(now_ns());
+	for (i = 0; i < 20; i++) {
+		b = next_step(a);
+		if (b - a < g)
+			g = b - a;
+		a = b;
+	}
+	return g;
+}
+
+/* Median ticks() between two back-to-back reads. */
+static double ticks_overhead(void)
+{
+	double d[1001];
+	uint64_t a, b;
+	int i;
+
+	for (i = 0; i < 1001; i++) {
+		a = ticks();
+		b = ticks();
+		d[i] = b - a;
+	}
+	qsort(d, 1001, sizeof(d[0]), cmp_double);
+	return d[500];
+}
+
+/*
+ * TSC ticks per ns, against CLOCK_MONOTONIC over at least @window_ns
+ * between two steps of the clock; 0 when the TSC does not count.
+ */
+static double tsc_calibrate(uint64_t window_ns)
+{
+	uint64_t n0, n1, c0, c1;
+
+	if (!HAVE_TSC)
+		return 0;
+	n0 = next_step(now_ns());
+	c0 = rdtsc();
+	n1 = n0;
+	while (n1 - n0 < window_ns)
+		n1 = next_step(n1);
+	c1 = rdtsc();
+	if (c1 <= c0 || rdtsc() == rdtsc())
+		return 0;
+	return (double)(c1 - c0) / (n1 - n0);
+}
+
+static void add_series(struct name *n, int method, int global, int samples)
+{
+	struct series *s = &series[nseries++];
+
+	s->n = n;
+	s->method = method;
+	s->global = global;
+	s->what = global ? global_names[method] : method_names[method];
+	s->ns = calloc(samples, sizeof(double));
+	if (!s->ns) {
+		printf("cost: out of memory\n");
+		exit(1);
+	}
+}
+
+/* Parses the text of an int file; returns the number of ints. */
+static int parse_ints(const char *text, int *out, int max)
+{
+	int n = 0;
+	char *end;
+
+	while (n < max) {
+		long v = strtol(text, &end, 10);
+
+		if (end == text)
+			break;
+		out[n++] = (int)v;
+		text = end;
+	}
+	return n;
+}
+
+/* Checks once that sysctl(2) returns what the file holds. */
+static int verify(const struct name *n)
+{
+	char text[BUF_SIZE], buf[BUF_SIZE];
+	size_t len = sizeof(buf);
+	int ints[BUF_SIZE / sizeof(int)], nints, err, fd;
+	ssize_t tlen;
+
+	fd = open(n->path, O_RDONLY);
+	if (fd < 0) {
+		fail(n->path, "", errno);
+		return -1;
+	}
+	tlen = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (tlen <= 0) {
+		fail(n->path, "read: ", tlen ? errno : 0);
+		return -1;
+	}
+	text[tlen] = '\0';
+	err = sys_sysctl(n->name, n->nlen, buf, &len);
+	if (err) {
+		fail(n->label, "sysctl(2): ", err);
+		return -1;
+	}
+	if (n->kind == K_STR) {
+		if (text[tlen - 1] == '\n')
+			tlen--;
+		if ((size_t)tlen != len || memcmp(buf, text, len)) {
+			fail(n->label, "sysctl(2) and /proc/sys differ", 0);
+			return -1;
+		}
+	} else {
+		nints = parse_ints(text, ints, BUF_SIZE / sizeof(int));
+		if (len != nints * sizeof(int) || memcmp(buf, ints, len)) {
+			fail(n->label, "sysctl(2) and /proc/sys differ", 0);
+			return -1;
+		}
+	}
+	printf("cost: %s: both methods read the same %zu bytes\n", n->label,
+	       len);
+	return 0;
+}
+
+static void add_name(const char *label, const char *path, enum kind kind,
+		     int nlen, const int *name)
+{
+	struct name *n = &names[nnames];
+
+	n->label = label;
+	n->path = path;
+	n->kind = kind;
+	n->nlen = nlen;
+	memcpy(n->name, name, nlen * sizeof(int));
+	if (verify(n))
+		return;
+	n->fd = open(path, O_RDONLY);
+	if (n->fd < 0) {
+		fail(path, "", errno);
+		return;
+	}
+	nnames++;
+}
+
+static int env_int(const char *name, int def, int min, int max)
+{
+	const char *s = getenv(name);
+	char *end;
+	long val;
+
+	if (!s || !*s)
+		return def;
+	val = strtol(s, &end, 10);
+	if (*end || val < min || val > max) {
+		printf("cost: ignoring %s=%s (want %d..%d)\n", name, s, min,
+		       max);
+		return def;
+	}
+	return val;
+}
+
+/* Times @rounds rounds of every series; records them unless warming up. */
+static void measure(int rounds, int batch, double overhead, int record)
+{
+	int r, i, k, err;
+
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < nseries; i++) {
+			struct series *s = &series[(r + i) % nseries];
+			uint64_t t0, t1;
+
+			err = 0;
+			t0 = ticks();
+			for (k = 0; k < batch; k++)
+				err |= run_one(s);
+			t1 = ticks();
+			if (err) {
+				fail(s->n ? s->n->label : "", s->what, 0);
+				continue;
+			}
+			if (record)
+				s->ns[r] = ((double)(t1 - t0) - overhead) /
+					   ticks_per_ns / batch;
+		}
+	}
+}
+
+static double median_of(int name, int method, int global, int samples)
+{
+	int i;
+
+	for (i = 0; i < nseries; i++)
+		if (series[i].global == global && series[i].method == method &&
+		    (global || series[i].n == &names[name]))
+			return pct(series[i].ns, samples, 50);
+	return 0;
+}
+
+int main(void)
+{
+	int forwarding[] = { CTL_NET, NET_IPV4, NET_IPV4_CONF, 1,
+			     NET_IPV4_CONF_FORWARDING };
+	static const int ostype[] = { CTL_KERN, KERN_OSTYPE };
+	static const int printk[] = { CTL_KERN, KERN_PRINTK };
+	static const int rmem[] = { CTL_NET, NET_IPV4, NET_TCP_RMEM };
+	double overhead, entry, enotdir, enoent, enoent_open, eacces;
+	double eacces_open;
+	int samples, batch = 1, i, j;
+	uint64_t granularity, t0, t1;
+	struct timespec res;
+	double pilot;
+	unsigned int lo;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	samples = env_int("COST_SAMPLES", DEFAULT_SAMPLES, 11, 1000000);
+	sysctl_nr = env_int("STRESS_SYSCTL_NR", sysctl_nr, 0, 4095);
+	if (sysctl_nr != __NR__sysctl)
+		printf("cost: calling system call %ld as sysctl(2)\n",
+		       sysctl_nr);
+
+	add_name("kernel.ostype", "/proc/sys/kernel/ostype", K_STR, 2, ostype);
+	if (!access("/proc/sys/kernel/printk", R_OK))
+		add_name("kernel.printk", "/proc/sys/kernel/printk", K_INT, 2,
+			 printk);
+	else
+		add_name("net.ipv4.tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem",
+			 K_INT, 3, rmem);
+	lo = if_nametoindex("lo");
+	if (lo) {
+		forwarding[3] = lo;
+		add_name("net.ipv4.conf.lo.forwarding",
+			 "/proc/sys/net/ipv4/conf/lo/forwarding", K_INT, 5,
+			 forwarding);
+	} else {
+		printf("cost: no lo, no per-interface row\n");
+	}
+	if (failures)
+		return 1;
+
+	for (i = 0; i < nnames; i++)
+		for (j = 0; j < NR_PER_NAME; j++)
+			add_series(&names[i], j, 0, samples);
+	for (j = 0; j < NR_GLOBAL; j++)
+		add_series(NULL, j, 1, samples);
+
+	/* Warm up, then see whether one call is long enough to time. */
+	measure(samples / 10 < 100 ? 100 : samples / 10, 1, 0, 0);
+	clock_getres(CLOCK_MONOTONIC, &res);
+	granularity = clock_granularity();
+	t0 = now_ns();
+	i = 0;
+	do {
+		for (j = 0; j < 100; j++)
+			syscall(SYS_getppid);
+		i += 100;
+		t1 = now_ns();
+	} while (t1 - t0 < 20 * granularity || t1 - t0 < 1000000);
+	pilot = (double)(t1 - t0) / i;
+	if (granularity * 20 > pilot) {
+		/* Calibrate over 100 steps, at least 100 ms. */
+		ticks_per_ns = tsc_calibrate(granularity * 100 > 100000000 ?
+					     granularity * 100 : 100000000);
+		use_tsc = ticks_per_ns > 0;
+		if (!use_tsc) {
+			ticks_per_ns = 1;
+			while (batch < MAX_BATCH &&
+			       granularity * 20 > pilot * batch)
+				batch *= 2;
+		}
+	}
+	overhead = ticks_overhead();
+	printf("cost: clock=%s res_ns=%ld granularity_ns=%llu "
+	       "getppid_pilot_ns=%.0f tsc_ticks_per_ns=%.4f overhead_ns=%.0f "
+	       "batch=%d samples=%d\n", use_tsc ? "tsc" : "monotonic",
+	       res.tv_nsec + res.tv_sec * 1000000000L,
+	       (unsigned long long)granularity, pilot,
+	       use_tsc ? ticks_per_ns : 0, overhead / ticks_per_ns, batch,
+	       samples);
+	if (batch > 1 && granularity * 20 > pilot * batch)
+		printf("cost: warning: the clock is too coarse even for "
+		       "batches of %d: the figures are quantized\n", batch);
+	if (failures)
+		return 1;
+
+	measure(samples, batch, overhead, 1);
+	if (failures)
+		return 1;
+
+	for (i = 0; i < nseries; i++)
+		qsort(series[i].ns, samples, sizeof(double), cmp_double);
+
+	entry = median_of(0, G_GETPPID, 1, samples);
+	enotdir = median_of(0, G_ENOTDIR, 1, samples);
+	enoent = median_of(0, G_ENOENT, 1, samples);
+	enoent_open = median_of(0, G_ENOENT_OPEN, 1, samples);
+	eacces = median_of(0, G_EACCES, 1, samples);
+	eacces_open = median_of(0, G_EACCES_OPEN, 1, samples);
+
+	for (i = 0; i < nnames; i++) {
+		double sys = median_of(i, M_SYSCTL, 0, samples);
+		double proc = median_of(i, M_PROC, 0, samples);
+		double tr = median_of(i, M_TRANSLATE, 0, samples);
+		double rd = median_of(i, M_READ, 0, samples);
+		double oc = median_of(i, M_OPEN_CLOSE, 0, samples);
+		double pg = median_of(i, M_PROC_PAGE, 0, samples);
+		double ratio = proc > 0 ? sys / proc : 0;
+		/* The excess of sysctl(2) over /proc, in two parts. */
+		double tr_extra = (tr - entry) - 2 * entry;
+		double file_extra = (sys - tr) - (proc - 3 * entry);
+		const struct series *s = &series[i * NR_PER_NAME];
+
+		printf("cost: %s sysctl_ns=%.0f proc_ns=%.0f ratio=%.2f\n",
+		       names[i].label, sys, proc, ratio);
+		printf("cost: %s spread sysctl_p10_ns=%.0f sysctl_p90_ns=%.0f "
+		       "proc_p10_ns=%.0f proc_p90_ns=%.0f\n", names[i].label,
+		       pct(s[M_SYSCTL].ns, samples, 10),
+		       pct(s[M_SYSCTL].ns, samples, 90),
+		       pct(s[M_PROC].ns, samples, 10),
+		       pct(s[M_PROC].ns, samples, 90));
+		printf("cost: %s translate_ns=%.0f read_ns=%.0f "
+		       "open_close_ns=%.0f proc_page_ns=%.0f\n", names[i].label,
+		       tr, rd, oc, pg);
+		/*
+		 * sysctl(2) = entry + translation + file work;
+		 * /proc = 3 entries + file work (open, read, close).
+		 */
+		printf("cost: %s split sysctl_entry_ns=%.0f "
+		       "sysctl_translate_ns=%.0f sysctl_file_ns=%.0f "
+		       "proc_entries_ns=%.0f proc_file_ns=%.0f\n",
+		       names[i].label, entry, tr - entry, sys - tr,
+		       3 * entry, proc - 3 * entry);
+		if (ratio <= 1)
+			continue;
+		printf("cost: %s above 1 by %.0f ns: translation beyond the 2 "
+		       "saved entries %.0f ns, in-kernel file work beyond "
+		       "/proc's %.0f ns\n", names[i].label, sys - proc,
+		       tr_extra, file_extra);
+		if (tr_extra > file_extra)
+			printf("cost: %s dominated by the translation: "
+			       "enotdir_ns=%.0f shows the fixed part (argument "
+			       "and name copies, the log check) before any "
+			       "table walk\n",
+			       names[i].label, enotdir);
+		else
+			printf("cost: %s dominated by the in-kernel file work "
+			       "(open on the private proc mount, the conversion "
+			       "buffer, read and conversion; a page-sized read "
+			       "would add %.0f ns)\n", names[i].label, pg - proc);
+	}
+	printf("cost: getppid_ns=%.0f\n", entry);
+	printf("cost: enotdir_ns=%.0f\n", enotdir);
+	printf("cost: enoent_ns=%.0f enoent_open_ns=%.0f\n", enoent,
+	       enoent_open);
+	printf("cost: eacces_ns=%.0f eacces_open_ns=%.0f\n", eacces,
+	       eacces_open);
+	/* The same failed lookups, without the entry and the translation. */
+	printf("cost: lookup kernel_enoent_ns=%.0f user_enoent_ns=%.0f "
+	       "kernel_eacces_ns=%.0f user_eacces_ns=%.0f\n",
+	       enoent - enotdir, enoent_open - entry,
+	       eacces - median_of(0, M_TRANSLATE, 0, samples),
+	       eacces_open - entry);
+	printf("cost: %d samples per method, batch %d, %d methods "
+	       "interleaved\n", samples, batch, nseries);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bats
+# Tests of checks/stress.sh: bad input is named in one line, a failing
+# program and a debug report in the kernel log each fail the run, and the
+# fuzzer, the concurrency test and the cost benchmark fail on a broken
+# sysctl(2).  The guest is the boot-config kernel of the real cache (-k),
+# standing in for the debug kernel, with small counts.
+
+load test_helper
+
+setup_file() {
+	export WF_CACHE=$REAL_CACHE
+	KERNEL=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+	if [[ ! -r $KERNEL ]]; then
+		echo "# building the boot kernel for the stress tests (once)" >&3
+		"$TOOLS/base.sh" >/dev/null
+		"$TOOLS/rebuild.sh"
+		"$CHECKS/build.sh" boot
+	fi
+	export KERNEL
+	FIX=$BATS_FILE_TMPDIR/fixtures
+	mkdir -p "$FIX"
+	for p in failing fakereport; do
+		gcc -static -Os -Wall -Wextra -Werror -o "$FIX/$p" "$REPO_ROOT/tests/fixtures/$p.c"
+	done
+	export FIX
+}
+
+# stress ARGS...: a short stress run on the stand-in kernel.
+stress() {
+	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 2000 -T 1 -t 300 "$@"
+}
+
+@test "stress: the programs pass on the series and the table lists each" {
+	stress
+	[ "$status" -eq 0 ]
+	for p in fuzz fuzz_32 threads threads_32 cost; do
+		grep -qE "^debug +$p +pass +" "$BATS_TEST_TMPDIR/out/summary.txt"
+	done
+	grep -qE '^debug +fuzz +pass +fuzz: 2000 calls, 0 failures' "$BATS_TEST_TMPDIR/out/summary.txt"
+	grep -qE '^debug +\(kernel reports\) +pass +0 line' "$BATS_TEST_TMPDIR/out/summary.txt"
+}
+
+@test "stress: a failing program fails the run and is named" {
+	stress -p "$FIX/failing"
+	[ "$status" -eq 1 ]
+	grep -qE '^debug +failing +FAIL' "$BATS_TEST_TMPDIR/out/summary.txt"
+	[[ $output == *"FAIL: 1 test(s) failed: not ok "*" - /tests/50-failing"* ]]
+}
+
+@test "stress: a KASAN report in the kernel log fails the run" {
+	stress -p "$FIX/fakereport"
+	[ "$status" -eq 1 ]
+	grep -qE '^debug +fakereport +pass' "$BATS_TEST_TMPDIR/out/summary.txt"
+	grep -qE '^debug +\(kernel reports\) +FAIL +[1-9][0-9]* line' "$BATS_TEST_TMPDIR/out/summary.txt"
+	[[ $output == *"FAIL: kernel reported: "*"KASAN: slab-use-after-free"* ]]
+}
+
+@test "stress: the fuzzer, the thread test and the benchmark fail on a broken sysctl(2)" {
+	# Every call made through a syscall number no kernel has: ENOSYS.
+	stress -C -a "STRESS_SYSCTL_NR=1023"
+	[ "$status" -eq 1 ]
+	for p in fuzz threads cost; do
+		grep -qE "^debug +$p +FAIL" "$BATS_TEST_TMPDIR/out/summary.txt"
+	done
+}
+
+@test "stress: bad input is named in one line and nothing runs" {
+	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n lots
+	[ "$status" -eq 2 ]
+	[[ $output == *"error: CALLS must be a number, not 'lots'"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/out/summary.txt" ]
+	run "$CHECKS/stress.sh" -k "$BATS_TEST_TMPDIR/no-such-bzImage"
+	[ "$status" -eq 2 ]
+	[[ $output == *"error: kernel image $BATS_TEST_TMPDIR/no-such-bzImage does not exist"* ]]
+	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -p /no/such/program
+	[ "$status" -eq 2 ]
+	[[ $output == *"error: test program /no/such/program does not exist or is not executable"* ]]
+}
