@@ -64,18 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef __NR__sysctl
-#if defined(__x86_64__)
-#define __NR__sysctl 156
-#elif defined(__i386__)
-#define __NR__sysctl 149
-#else
-#error "unknown sysctl(2) number for this architecture"
-#endif
-#endif
-
-/* STRESS_SYSCTL_NR=N in the environment calls system call N instead. */
-static long sysctl_nr = __NR__sysctl;
+#include "guest.h"
 
 #define DEFAULT_SAMPLES	2000
 #define MAX_BATCH	64
@@ -442,22 +431,6 @@ static void add_name(const char *label, const char *path, enum kind kind,
 	nnames++;
 }
 
-static int env_int(const char *name, int def, int min, int max)
-{
-	const char *s = getenv(name);
-	char *end;
-	long val;
-
-	if (!s || !*s)
-		return def;
-	val = strtol(s, &end, 10);
-	if (*end || val < min || val > max) {
-		printf("cost: ignoring %s=%s (want %d..%d)\n", name, s, min,
-		       max);
-		return def;
-	}
-	return val;
-}
 
 /* Times @rounds rounds of every series; records them unless warming up. */
 static void measure(int rounds, int batch, double overhead, int record)
@@ -512,8 +485,9 @@ int main(void)
 	unsigned int lo;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	samples = env_int("COST_SAMPLES", DEFAULT_SAMPLES, 11, 1000000);
-	sysctl_nr = env_int("STRESS_SYSCTL_NR", sysctl_nr, 0, 4095);
+	samples = env_int("cost", "COST_SAMPLES", DEFAULT_SAMPLES, 11,
+			  1000000);
+	guest_init("cost");
 	if (sysctl_nr != __NR__sysctl)
 		printf("cost: calling system call %ld as sysctl(2)\n",
 		       sysctl_nr);

@@ -69,18 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define FUZZ_NR		156
-#define FUZZ_BITS	"64-bit, native entry point"
-#elif defined(__i386__)
-#define FUZZ_NR		149
-#define FUZZ_BITS	"32-bit, compat entry point"
-#else
-#error "unknown sysctl(2) number for this architecture"
-#endif
-
-/* STRESS_SYSCTL_NR=N in the environment calls system call N instead. */
-static long sysctl_nr = FUZZ_NR;
+#include "guest.h"
 
 #define PAGE		4096UL
 #define NAME_SLOTS	(CTL_MAXNAME + 2)
@@ -1487,7 +1476,7 @@ int main(int argc, char **argv)
 	if (env)
 		sysctl_nr = number(env, "STRESS_SYSCTL_NR");
 	printf("fuzz: seed %llu, %llu calls from call %llu, %s, system call %ld (reproduce: FUZZ_SEED=%llu FUZZ_CALLS=%llu)\n",
-	       seed, n, first, FUZZ_BITS, sysctl_nr, seed, n);
+	       seed, n, first, GUEST_BITS, sysctl_nr, seed, n);
 	if (syscall(sysctl_nr, NULL) == -1 && errno == ENOSYS) {
 		printf("fuzz: system call %ld is not there (ENOSYS)\n", sysctl_nr);
 		printf("fuzz: 0 calls, 1 failures\n");

@@ -56,18 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef __NR__sysctl
-#if defined(__x86_64__)
-#define __NR__sysctl 156
-#elif defined(__i386__)
-#define __NR__sysctl 149
-#else
-#error "unknown sysctl(2) number for this architecture"
-#endif
-#endif
-
-/* STRESS_SYSCTL_NR=N in the environment calls system call N instead. */
-static long sysctl_nr = __NR__sysctl;
+#include "guest.h"
 
 #define DEFAULT_THREADS		6
 #define MAX_THREADS		64
@@ -704,22 +693,6 @@ static int write_file(const char *path, const char *text)
 	return ret < 0 ? errno : 0;
 }
 
-static int env_int(const char *name, int def, int min, int max)
-{
-	const char *s = getenv(name);
-	char *end;
-	long val;
-
-	if (!s || !*s)
-		return def;
-	val = strtol(s, &end, 10);
-	if (*end || val < min || val > max) {
-		printf("threads: ignoring %s=%s (want %d..%d)\n", name, s, min,
-		       max);
-		return def;
-	}
-	return val;
-}
 
 static void var_init_paths(struct var *v)
 {
@@ -864,9 +837,10 @@ int main(void)
 	unsigned int idx;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	nthreads = env_int("THREADS_N", DEFAULT_THREADS, 1, MAX_THREADS);
-	seconds = env_int("THREADS_SECONDS", DEFAULT_SECONDS, 1, 3600);
-	sysctl_nr = env_int("STRESS_SYSCTL_NR", sysctl_nr, 0, 4095);
+	nthreads = env_int("threads", "THREADS_N", DEFAULT_THREADS, 1,
+			   MAX_THREADS);
+	seconds = env_int("threads", "THREADS_SECONDS", DEFAULT_SECONDS, 1, 3600);
+	guest_init("threads");
 	if (sysctl_nr != __NR__sysctl)
 		printf("threads: calling system call %ld as sysctl(2)\n",
 		       sysctl_nr);

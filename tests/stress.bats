@@ -8,15 +8,7 @@
 load test_helper
 
 setup_file() {
-	export WF_CACHE=$REAL_CACHE
-	KERNEL=$WF_CACHE/build/boot/arch/x86/boot/bzImage
-	if [[ ! -r $KERNEL ]]; then
-		echo "# building the boot kernel for the stress tests (once)" >&3
-		"$TOOLS/base.sh" >/dev/null
-		"$TOOLS/rebuild.sh"
-		"$CHECKS/build.sh" boot
-	fi
-	export KERNEL
+	use_boot_kernel "the stress tests"
 	FIX=$BATS_FILE_TMPDIR/fixtures
 	mkdir -p "$FIX"
 	for p in failing fakereport; do

@@ -192,3 +192,18 @@ validate_commit_edit() {
 	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
 		commit -q -s -m "$3" -m "Why this change is needed."
 }
+
+# use_boot_kernel WHAT: KERNEL is the boot-config kernel of the real cache,
+# built once (with the base and the branch) when it is not there yet;
+# WHAT says for which tests, on the terminal.
+use_boot_kernel() {
+	export WF_CACHE=$REAL_CACHE
+	KERNEL=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+	if [[ ! -r $KERNEL ]]; then
+		echo "# building the boot kernel for $1 (once)" >&3
+		"$TOOLS/base.sh" >/dev/null
+		"$TOOLS/rebuild.sh"
+		"$CHECKS/build.sh" boot
+	fi
+	export KERNEL
+}

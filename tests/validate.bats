@@ -178,6 +178,10 @@ reason() {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch sparse boot off nonet i386 noproc qemu)" ]
+	# matrix.txt's tip-only debug row is built by make stress, not per commit
+	validate -c debug
+	[ "$status" -eq 2 ]
+	[[ $output == "validate: error: unknown check 'debug' "* ]]
 	run "$CHECKS/validate.sh" -o "$OUT" fixture-base..no-such-branch
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
