@@ -202,7 +202,11 @@ marker_now() {
 # brings the build directory to the commit.
 run_build() {
 	local i=$1 config=$2 mode=$3 log=$4 out=$BUILDROOT/$2 rc=0
-	local -a args=(-s "$TREE" -o "$out")
+	# Two compilers or sparse runs writing at once under -j interleave
+	# their lines (sparse writes a line in several pieces), which made a
+	# warning of the base look new: make prints each target's output
+	# whole.
+	local -a args=(-s "$TREE" -o "$out" -m --output-sync=target)
 	goto_commit "$i"
 	if [[ $mode == check && $config == boot && -n ${ENABLED[sparse]:-} ]]; then
 		args+=(-C 1 -m "CHECK=$WF_HOME/checks/sparse.sh")
