@@ -68,8 +68,8 @@ vl_matrix_row() {
 # line names.
 vl_matrix_configs() {
 	local tip_only
-	tip_only=$(sed -n 's/^# tip-only://p' "$1" | tr -s '[:blank:]' '\n')
+	tip_only=$(sed -n 's/^# tip-only://p' "$1")
 	sed 's/#.*//' "$1" | awk -v skip="$tip_only" '
-		BEGIN { n = split(skip, s, "\n"); for (i = 1; i <= n; i++) if (s[i] != "") out[s[i]] = 1 }
+		BEGIN { n = split(skip, s); for (i = 1; i <= n; i++) out[s[i]] = 1 }
 		NF && !($1 in out) { print $1 }'
 }

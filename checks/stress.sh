@@ -120,7 +120,7 @@ program_rows() {
 
 # summary: the table and the figures, on stdout.
 summary() {
-	local name log prog res fig
+	local name log prog res fig nrep
 	printf '%-8s %-22s %-6s %s\n' kernel program result figures
 	for name in "${RUNS[@]}"; do
 		log=$OUT/$name-console.log
@@ -128,9 +128,10 @@ summary() {
 		while read -r prog res fig; do
 			printf '%-8s %-22s %-6s %s\n' "$name" "$prog" "$res" "$fig"
 		done < <(program_rows "$log")
+		nrep=$(reports "$log")
 		printf '%-8s %-22s %-6s %s\n' "$name" "(kernel reports)" \
-			"$([[ $(reports "$log") -eq 0 ]] && echo pass || echo FAIL)" \
-			"$(reports "$log") line(s) of KASAN/UBSAN/lockdep/BUG/WARNING/Oops"
+			"$([[ $nrep -eq 0 ]] && echo pass || echo FAIL)" \
+			"$nrep line(s) of KASAN/UBSAN/lockdep/BUG/WARNING/Oops"
 		printf '%-8s %-22s %-6s %s\n' "$name" "(guest)" "${VERDICT[$name]%%:*}" "${VERDICT[$name]#*: }"
 	done
 	printf '\nfuzzer under the debug kernel (seed %s, %s calls per build):\n' "$SEED" "$CALLS"

@@ -152,6 +152,21 @@ static void fail(const char *what, const char *how, int err)
 		       err ? strerror(err) : "");
 }
 
+/* open/read/close of @path into @buf; 0, -1 when empty, or an errno. */
+static int proc_read(const char *path, char *buf, size_t size)
+{
+	ssize_t ret;
+	int fd, err;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	ret = read(fd, buf, size);
+	err = ret < 0 ? errno : (ret ? 0 : -1);
+	close(fd);
+	return err;
+}
+
 /* One call of a method; returns 0 when it went as it must. */
 static int run_one(const struct series *s)
 {
@@ -194,26 +209,14 @@ static int run_one(const struct series *s)
 		err = sys_sysctl(s->n->name, s->n->nlen, buf, &len);
 		return err ? err : (len ? 0 : -1);
 	case M_PROC:
-		fd = open(s->n->path, O_RDONLY);
-		if (fd < 0)
-			return errno;
-		ret = read(fd, buf, sizeof(buf));
-		err = ret < 0 ? errno : (ret ? 0 : -1);
-		close(fd);
-		return err;
+		return proc_read(s->n->path, buf, sizeof(buf));
 	case M_TRANSLATE:
 		return sys_sysctl(s->n->name, s->n->nlen, NULL, NULL);
 	case M_READ:
 		ret = pread(s->n->fd, buf, sizeof(buf), 0);
 		return ret < 0 ? errno : (ret ? 0 : -1);
 	case M_PROC_PAGE:
-		fd = open(s->n->path, O_RDONLY);
-		if (fd < 0)
-			return errno;
-		ret = read(fd, page, sizeof(page));
-		err = ret < 0 ? errno : (ret ? 0 : -1);
-		close(fd);
-		return err;
+		return proc_read(s->n->path, page, sizeof(page));
 	default:
 		fd = open(s->n->path, O_RDONLY);
 		if (fd < 0)
