@@ -107,7 +107,7 @@ program_rows() {
 	tr -d '\r' <"$1" | awk '
 		/^# fuzz: [0-9]+ calls/ { sub(/^# /, ""); fig["fuzz"] = $0 }
 		/^# threads: [0-9]+ calls/ { sub(/^# /, ""); fig["threads"] = $0 }
-		/^# cost: .*ratio=/ { sub(/^# cost: /, ""); fig["cost"] = fig["cost"] (fig["cost"] ? "; " : "") $1 " " $4 }
+		/^# cost: .*ratio=/ { sub(/^# cost: /, ""); fig["cost"] = fig["cost"] (fig["cost"] ? "; " : "") $1 " " $4 " " $6 }
 		/^# # Totals:/ { sub(/^# # /, ""); fig["kselftest"] = $0 }
 		/^(not )?ok [0-9]+ - \/tests\// {
 			res = ($1 == "not") ? "FAIL" : "pass"

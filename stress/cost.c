@@ -586,8 +586,10 @@ int main(void)
 		double file_extra = (sys - tr) - (proc - 3 * entry);
 		const struct series *s = &series[i * NR_PER_NAME];
 
-		printf("cost: %s sysctl_ns=%.0f proc_ns=%.0f ratio=%.2f\n",
-		       names[i].label, sys, proc, ratio);
+		/* pread() on a kept-open file: the floor of any method */
+		printf("cost: %s sysctl_ns=%.0f proc_ns=%.0f ratio=%.2f "
+		       "pread_ns=%.0f pread_ratio=%.2f\n", names[i].label, sys,
+		       proc, ratio, rd, rd > 0 ? sys / rd : 0);
 		printf("cost: %s spread sysctl_p10_ns=%.0f sysctl_p90_ns=%.0f "
 		       "proc_p10_ns=%.0f proc_p90_ns=%.0f\n", names[i].label,
 		       pct(s[M_SYSCTL].ns, samples, 10),
@@ -620,7 +622,7 @@ int main(void)
 			       names[i].label, enotdir);
 		else
 			printf("cost: %s dominated by the in-kernel file work "
-			       "(open on the private proc mount, the conversion "
+			       "(the open through the caller's /proc, the conversion "
 			       "buffer, read and conversion; a page-sized read "
 			       "would add %.0f ns)\n", names[i].label, pg - proc);
 	}

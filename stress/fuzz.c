@@ -21,13 +21,14 @@
  *
  * After each call it checks: the return value and errno are ones the
  * contract allows; an error the contract fixes (EFAULT for an unreadable
- * block, name or oldlenp, ENOTDIR for a bad nlen or an unknown top level,
- * ENOENT for an interface that does not exist) is the one returned; no
+ * block, name or oldlenp, ENOTDIR for a bad nlen, an unknown top level or
+ * an interface that does not exist) is the one returned; no
  * EFAULT when every pointer is good; no success that would have needed a
  * bad pointer; nothing written at oldval past the oldlen the kernel read
  * (guard bytes) nor, on success, past the length it reports; the reported
- * length is at most the one passed in; *oldlenp and the inputs untouched
- * on failure.  The kernel's own reports (KASAN, UBSAN, lockdep, BUG,
+ * length is at most the one passed in, and 0 without oldval (oldlenp is
+ * read and written back whenever it is given); *oldlenp and the inputs
+ * untouched on failure.  The kernel's own reports (KASAN, UBSAN, lockdep, BUG,
  * WARNING) are judged on the console by qemu-boot/run.sh.
  *
  * Output, on stdout: the seed and the count first, a progress line every
@@ -1006,7 +1007,6 @@ static int missing_interface(const struct call *c)
 
 #define E_FAULT		1
 #define E_NOTDIR	2
-#define E_NOENT		4
 
 /*
  * The errors the contract fixes for this call, whatever the order of the
@@ -1023,20 +1023,20 @@ static int expected(const struct call *c)
 		return 0;
 	if (!nlen_valid(c))
 		mask |= E_NOTDIR;
-	if (c->old.p && !readable(&c->lenp, sizeof(size_t)))
+	if ((c->old.p || c->lenp.p) && !readable(&c->lenp, sizeof(size_t)))
 		mask |= E_FAULT;
 	if (nlen_valid(c) && !readable(&c->nm, c->nlen * sizeof(int)))
 		mask |= E_FAULT;
 	if (nlen_valid(c) && c->kname && !top_known(c->kname[0]))
 		mask |= E_NOTDIR;
 	if (nlen_valid(c) && c->kname && missing_interface(c))
-		mask |= E_NOENT;
+		mask |= E_NOTDIR;
 	if (!mask)
 		return 0;
 	/* Another bad pointer may be found first. */
 	other_bad = (c->nlen > 0 && !readable(&c->nm, 1)) ||
 		    (c->old.p && c->old.wr == 0) ||
-		    (c->old.p && !readable(&c->lenp, sizeof(size_t))) ||
+		    ((c->old.p || c->lenp.p) && !readable(&c->lenp, sizeof(size_t))) ||
 		    (c->new.p && c->newlen && !readable(&c->new, 1));
 	return mask | (other_bad ? E_FAULT : 0);
 }
@@ -1048,8 +1048,6 @@ static int errno_bit(int err)
 		return E_FAULT;
 	case ENOTDIR:
 		return E_NOTDIR;
-	case ENOENT:
-		return E_NOENT;
 	}
 	return 0;
 }
@@ -1062,7 +1060,7 @@ static int all_good(const struct call *c)
 	if (nlen_valid(c) && (c->nm.rd < 0 ||
 			      c->nm.rd < (long)(c->nlen * sizeof(int))))
 		return 0;
-	if (c->old.p && c->lenp.wr < (long)sizeof(size_t))
+	if ((c->old.p || c->lenp.p) && c->lenp.wr < (long)sizeof(size_t))
 		return 0;
 	/* The arena takes any store; elsewhere, oldlen must fit. */
 	if (c->old.p && c->old.kind != K_GOOD && c->old.kind != K_MISALIGNED &&
@@ -1079,7 +1077,8 @@ static const char *must_fail(const struct call *c)
 {
 	if (expected(c))
 		return "the contract fixes an error";
-	if (c->old.p && c->lenp.wr < (long)sizeof(size_t) && c->lenp.rd >= 0)
+	if ((c->old.p || c->lenp.p) && c->lenp.wr < (long)sizeof(size_t) &&
+	    c->lenp.rd >= 0)
 		return "oldlenp is not writable";
 	if (c->new.p && c->newlen && c->newlen > PAGE)
 		return "newlen is above PAGE_SIZE";
@@ -1108,10 +1107,9 @@ static void check_result(const struct call *c)
 		fail(c, "errno %s is not one sysctl(2) may return",
 		     errname(c->err));
 	else if (mask && !(errno_bit(c->err) & mask))
-		fail(c, "the contract wants %s%s%s",
+		fail(c, "the contract wants %s%s",
 		     mask & E_FAULT ? "EFAULT " : "",
-		     mask & E_NOTDIR ? "ENOTDIR " : "",
-		     mask & E_NOENT ? "ENOENT " : "");
+		     mask & E_NOTDIR ? "ENOTDIR " : "");
 	else if (c->err == EFAULT && all_good(c))
 		fail(c, "EFAULT, but every pointer is good");
 }
@@ -1184,9 +1182,12 @@ static void check_oldlen(const struct call *c)
 	if (c->ret == 0 && c->old.p && c->newoldlen > c->oldlen)
 		fail(c, "*oldlenp grew from %zu to %zu", c->oldlen,
 		     c->newoldlen);
-	else if ((c->ret != 0 || !c->old.p) && c->newoldlen != c->oldlen)
-		fail(c, "*oldlenp changed from %zu to %zu%s", c->oldlen,
-		     c->newoldlen, c->ret ? " on failure" : " without oldval");
+	else if (c->ret != 0 && c->newoldlen != c->oldlen)
+		fail(c, "*oldlenp changed from %zu to %zu on failure",
+		     c->oldlen, c->newoldlen);
+	else if (c->ret == 0 && !c->old.p && c->newoldlen != 0)
+		fail(c, "*oldlenp is %zu after a call without oldval, not 0",
+		     c->newoldlen);
 	if (c->ret == 0 && c->old.p && c->old.wr >= 0 &&
 	    c->newoldlen > (size_t)c->old.wr)
 		fail(c, "success storing %zu bytes where %ld are writable",
