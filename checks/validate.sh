@@ -118,7 +118,8 @@ input_hashes() {
 	INPUTS[qemu]=$(printf '%s\n' "$gcc_v" "$CACHE_VERSION" "${BOOT_CMD##*/}" \
 		"$(vl_tool_version qemu-system-x86_64 --version)" \
 		"$(vl_files_hash "$CONFIGS_DIR/boot.config" "$WF_HOME/qemu-boot/smoke.c" \
-			"$WF_HOME/qemu-boot/run.sh" "$WF_HOME/qemu-boot/mkinitramfs.sh" \
+			"$WF_HOME/qemu-boot/run.sh" "$WF_HOME/qemu-boot/bad-console.txt" \
+			"$WF_HOME/qemu-boot/mkinitramfs.sh" \
 			"$WF_HOME/checks/boot.sh" "$BOOT_CMD")" | vl_hash)
 }
 
@@ -415,7 +416,7 @@ check_qemu() {
 			{
 				echo "boot failed: $(grep -E 'FAIL|error' "$tmp/log" | tail -n 1)"
 				echo "    console log (tail):"
-				tr -d '\r' <"$tmp/console.log" | tail -n 15 | sed 's/^/    | /'
+				tail -n 15 "$tmp/console.log" | sed 's/^/    | /'
 			} >"$tmp/reason.txt"
 		elif [[ -n $n && $n -lt $BOOT_N ]]; then
 			echo FAIL >"$tmp/status"
