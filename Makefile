@@ -64,9 +64,9 @@ trees:
 other-base:
 	@tools/other-base.sh $(BASE)
 
-## bisect: git bisect run build+boot+smoke between GOOD and BAD (GOOD=base/6.1.192-3 BAD=sysctl-syscall)
+## bisect: git bisect run build+boot+smoke between GOOD and BAD (default: the base and the branch)
 bisect:
-	@tools/bisect-run.sh start $(GOOD) $(BAD)
+	@tools/bisect-run.sh start "$(GOOD)" "$(BAD)"
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps

@@ -55,3 +55,18 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"good commit 'no-such-commit' not found"* ]]
 }
+
+@test "bisect-run: make bisect without GOOD and BAD bisects base..topic" {
+	broken=$(git -C "$WF_REPO" rev-parse --short=12 fixture-topic~1)
+	run make -s -C "$REPO_ROOT" bisect
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
+	# Either end alone: the other one is the default.
+	run make -s -C "$REPO_ROOT" bisect GOOD=fixture-topic~2
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
+	run make -s -C "$REPO_ROOT" bisect BAD=fixture-topic~1
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
+}
