@@ -62,7 +62,8 @@ trees:
 
 ## other-base: apply and build on another linux-source-6.1 (BASE=6.1.176-1, a .deb or a .tar.xz)
 other-base:
-	@tools/other-base.sh $(BASE)
+	@$(if $(BASE),,echo "make other-base: BASE= is needed (a version apt knows, a .deb or a .tar.xz)" >&2; exit 2;) \
+	tools/other-base.sh $(BASE)
 
 ## bisect: git bisect run build+boot+smoke between GOOD and BAD (default: the base and the branch)
 bisect:

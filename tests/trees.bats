@@ -117,3 +117,13 @@ other_tarball() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"apt knows no linux-source-6.1 6.1.1-99"* ]]
 }
+
+@test "other-base: a version apt does not know is named in one line" {
+	run "$TOOLS/other-base.sh" nonsense
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "other-base: error: apt knows no linux-source-6.1 nonsense (see: apt-cache madison linux-source-6.1)" ]
+	run make -s -C "$REPO_ROOT" other-base
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "make other-base: BASE= is needed (a version apt knows, a .deb or a .tar.xz)" ]
+}
