@@ -174,6 +174,15 @@ make_series() {
 	[[ $output == *"unknown config 'no-such-config'"* ]]
 }
 
+@test "build: an unknown config is named before a missing kernel tree" {
+	run make -s -C "$REPO_ROOT" build CONFIG=no-such-config
+	[ "$status" -ne 0 ]
+	[[ ${lines[0]} == "build: error: unknown config 'no-such-config' (see "*"/checks/configs/matrix.txt)" ]]
+	run "$CHECKS/build.sh" boot
+	[ "$status" -eq 1 ]
+	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]
+}
+
 @test "checkpatch: a commit with a checkpatch error fails on that commit only" {
 	"$TOOLS/rebuild.sh"
 	add_checkpatch_to_fixture
