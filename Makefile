@@ -12,6 +12,11 @@ FORCE ?= 0
 ## all: the whole pipeline: deps, base, rebuild, validate every commit, stress the tip
 all: deps rebuild validate stress
 
+# Each stage after the ones it needs, also under make -j: validate and
+# stress check the branch that rebuild makes, and when both run, stress
+# (the long debug-kernel run) comes after validate.
+STRESS_AFTER := $(if $(filter all validate,$(or $(MAKECMDGOALS),all)),validate)
+
 ## deps: install the Debian packages the workflow needs (as root)
 deps:
 	@tools/deps.sh
@@ -40,16 +45,16 @@ build:
 boot:
 	@checks/boot.sh
 
-## validate: checkpatch, sparse, build matrix and QEMU boot on every commit, cached by tree id (CHECKS=a,b limits)
-validate:
+## validate: rebuild, then checkpatch, sparse, build matrix and QEMU boot on every commit, cached by tree id (CHECKS=a,b limits)
+validate: rebuild
 	@checks/validate.sh $(if $(CHECKS),-c $(CHECKS))
 
-## stress: the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
-stress:
+## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
+stress: rebuild $(STRESS_AFTER)
 	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED))
 
-## bench-validate: time validate against a naive git rebase --exec loop (long)
-bench-validate:
+## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
+bench-validate: rebuild
 	@tools/bench-validate.sh
 
 ## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file)

@@ -183,6 +183,30 @@ make_series() {
 	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]
 }
 
+# fake_stages DIR: the Makefile in DIR with each stage's script replaced
+# by one that logs its start and end in DIR/log, a second apart.
+fake_stages() {
+	local dir=$1 s
+	mkdir -p "$dir/tools" "$dir/checks"
+	cp "$REPO_ROOT/Makefile" "$dir/"
+	for s in tools/deps tools/base tools/rebuild checks/validate checks/stress; do
+		printf '#!/bin/sh\necho "start %s" >>"%s"\nsleep 1\necho "end %s" >>"%s"\n' \
+			"${s#*/}" "$dir/log" "${s#*/}" "$dir/log" >"$dir/$s.sh"
+		chmod +x "$dir/$s.sh"
+	done
+}
+
+@test "make: under -j2 each stage starts after the stages it needs" {
+	fake_stages "$BATS_TEST_TMPDIR/fake"
+	run make -s -j2 -C "$BATS_TEST_TMPDIR/fake"
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start validate end validate start stress end stress " ]
+	rm "$BATS_TEST_TMPDIR/fake/log"
+	run make -s -j2 -C "$BATS_TEST_TMPDIR/fake" stress
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start stress end stress " ]
+}
+
 @test "checkpatch: a commit with a checkpatch error fails on that commit only" {
 	"$TOOLS/rebuild.sh"
 	add_checkpatch_to_fixture
