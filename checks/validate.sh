@@ -529,6 +529,8 @@ main() {
 	mkdir -p "$WF_CACHE/validate"
 	exec 9>"$WF_CACHE/validate/lock"
 	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"
+	# The results being made: gone however the run ends (it holds the lock).
+	trap 'rm -rf "$RESULTS/tmp"' EXIT
 	input_hashes
 	declare -gA STATUS=() CACHED=() REASON=() LASTGOOD=() LASTGOOD_DIR=() BUILT=()
 	BASE_NOTES=()
@@ -550,7 +552,6 @@ main() {
 		done
 		[[ -n ${ENABLED[qemu]:-} ]] && check_qemu "$i"
 	done
-	rm -rf "$RESULTS/tmp"
 	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS"
 	write_report | tee "$outdir/report.txt"
 	write_json >"$outdir/results.json"

@@ -186,3 +186,15 @@ reason() {
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
 }
+
+@test "validate: a run that stops half-way leaves no temporary result behind" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A boot that stops validate as Ctrl-C or a failing step would.
+	# shellcheck disable=SC2016 # the script's own $PPID
+	printf '#!/bin/sh\nkill -TERM "$PPID"\n' >"$BATS_TEST_TMPDIR/boot-stop"
+	chmod +x "$BATS_TEST_TMPDIR/boot-stop"
+	WF_VALIDATE_BOOT=$BATS_TEST_TMPDIR/boot-stop validate -c qemu
+	[ "$status" -eq 143 ]
+	[ -d "$WF_CACHE/validate/results/boot" ]
+	[ ! -e "$WF_CACHE/validate/results/tmp" ]
+}
