@@ -507,7 +507,7 @@ write_json() {
 # ---------------------------------------------------------------- main
 
 main() {
-	local outdir=${WF_TOP}/out/validate checks='' i c n rc=0
+	local outdir=${WF_TOP}/out/validate checks='' i c n rc=0 ver
 	while getopts 'o:c:' opt; do
 		case $opt in
 		o) outdir=$OPTARG ;;
@@ -521,7 +521,8 @@ main() {
 	RANGE=${1:-}
 	if [[ -z $RANGE ]]; then
 		parse_branches
-		RANGE="$(base_ref "$(package_version)")..refs/heads/$TOPIC_NAME"
+		ver=$(package_version)
+		RANGE="$(base_ref "$ver")..refs/heads/$TOPIC_NAME"
 	fi
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
 	select_checks "$checks"

@@ -223,3 +223,18 @@ fake_stages() {
 	[[ $output == *"ERROR: trailing whitespace"* ]]
 	[ "${lines[-1]}" = "checkpatch: 2 commit(s): 1 errors, 2 warnings, 0 checks" ]
 }
+
+@test "export, validate, checkpatch: a topic package that is not installed is named in one line" {
+	unset WF_PKG_VERSION
+	sed -i 's/ linux-source-6.1 / linux-source-sysctl-wf-none /' "$WF_TOP/branches.txt"
+	run "$TOOLS/export.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "export: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	mkdir -p "$WF_REPO/.git"
+	run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/out"
+	[ "$status" -eq 1 ]
+	[ "$output" = "validate: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	run "$CHECKS/checkpatch.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "checkpatch: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+}
