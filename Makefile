@@ -82,9 +82,10 @@ test: deps
 test-tools: deps
 	@tests/run.sh --tools
 
-## lint: shellcheck the scripts
+## lint: shellcheck the scripts and the tests
 lint:
-	@shellcheck -x tools/*.sh checks/*.sh qemu-boot/*.sh tests/*.sh .ci/run
+	@shellcheck -x tools/*.sh checks/*.sh qemu-boot/*.sh tests/*.sh .ci/run \
+		tests/*.bats tests/*.bash
 
 ## clean: remove this checkout's output (the cache stays; WF_CACHE names it)
 clean:

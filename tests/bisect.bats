@@ -6,8 +6,11 @@ load test_helper
 
 setup() {
 	setup_fixture
-	# A "build" that fails on an #error, a "boot" that fails on a marker.
+	# A "build" that fails on an #error, a "boot" that fails on a marker
+	# (expanded by bash -c in bisect-run.sh).
+	# shellcheck disable=SC2016
 	export WF_BISECT_BUILD='! grep -rq "^#error" "$SRC/kernel"'
+	# shellcheck disable=SC2016
 	export WF_BISECT_BOOT='! grep -q BROKEN "$SRC/kernel/sysctl.c"'
 	"$TOOLS/rebuild.sh"
 	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three;\n' "sysctl: Initialise one"

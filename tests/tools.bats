@@ -89,7 +89,7 @@ make_series() {
 
 @test "export and rebuild: patches -> branch -> patches is byte-stable" {
 	make_series
-	[ "$(ls "$WF_TOP/patches" | wc -l)" -eq 3 ]
+	[ "$(find "$WF_TOP/patches" -mindepth 1 -maxdepth 1 | wc -l)" -eq 3 ]
 	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/before"
 	tree=$(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}')
 	run "$TOOLS/rebuild.sh"

@@ -151,6 +151,7 @@ reason() {
 	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
 	validate -c checkpatch,off,qemu
 	[ "$status" -eq 0 ]
+	# shellcheck disable=SC2016 # expanded by the shell of git rebase --exec
 	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org -c core.editor=true \
 		rebase -q --exec 'git commit -q --amend -m "$(git log -1 --format=%B | sed "s/Probe one more name/Probe a 13th name/")"' \
 		fixture-topic~2 2>/dev/null
