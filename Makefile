@@ -12,6 +12,11 @@ FORCE ?= 0
 ## all: the whole pipeline: deps, base, rebuild, validate every commit, stress the tip
 all: deps rebuild validate stress
 
+# Each stage after the ones it needs, also under make -j: validate and
+# stress check the branch that rebuild makes, and when both run, stress
+# (the long debug-kernel run) comes after validate.
+STRESS_AFTER := $(if $(filter all validate,$(or $(MAKECMDGOALS),all)),validate)
+
 ## deps: install the Debian packages the workflow needs (as root)
 deps:
 	@tools/deps.sh
@@ -40,16 +45,16 @@ build:
 boot:
 	@checks/boot.sh
 
-## validate: checkpatch, sparse, build matrix and QEMU boot on every commit, cached by tree id (CHECKS=a,b limits)
-validate:
+## validate: rebuild, then checkpatch, sparse, build matrix and QEMU boot on every commit, cached by tree id (CHECKS=a,b limits)
+validate: rebuild
 	@checks/validate.sh $(if $(CHECKS),-c $(CHECKS))
 
-## stress: the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
-stress:
+## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
+stress: rebuild $(STRESS_AFTER)
 	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED))
 
-## bench-validate: time validate against a naive git rebase --exec loop (long)
-bench-validate:
+## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
+bench-validate: rebuild
 	@tools/bench-validate.sh
 
 ## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file)
@@ -62,11 +67,12 @@ trees:
 
 ## other-base: apply and build on another linux-source-6.1 (BASE=6.1.176-1, a .deb or a .tar.xz)
 other-base:
-	@tools/other-base.sh $(BASE)
+	@$(if $(BASE),,echo "make other-base: BASE= is needed (a version apt knows, a .deb or a .tar.xz)" >&2; exit 2;) \
+	tools/other-base.sh $(BASE)
 
-## bisect: git bisect run build+boot+smoke between GOOD and BAD (GOOD=base/6.1.192-3 BAD=sysctl-syscall)
+## bisect: git bisect run build+boot+smoke between GOOD and BAD (default: the base and the branch)
 bisect:
-	@tools/bisect-run.sh start $(GOOD) $(BAD)
+	@tools/bisect-run.sh start "$(GOOD)" "$(BAD)"
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
@@ -76,9 +82,10 @@ test: deps
 test-tools: deps
 	@tests/run.sh --tools
 
-## lint: shellcheck the scripts
+## lint: shellcheck the scripts and the tests
 lint:
-	@shellcheck -x tools/*.sh checks/*.sh qemu-boot/*.sh tests/*.sh .ci/run
+	@shellcheck -x tools/*.sh checks/*.sh qemu-boot/*.sh tests/*.sh .ci/run \
+		tests/*.bats tests/*.bash
 
 ## clean: remove this checkout's output (the cache stays; WF_CACHE names it)
 clean:

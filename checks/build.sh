@@ -86,8 +86,9 @@ main() {
 	shift $((OPTIND - 1))
 	[[ $# -eq 1 ]] || usage
 	CONFIG=$1
-	[[ -f $SRC/Makefile && -d $SRC/kernel ]] || die "$SRC is not a kernel source tree"
 	row=$(matrix_row "$CONFIG")
+	[[ -f $SRC/Makefile && -d $SRC/kernel ]] ||
+		die "$SRC is not a kernel source tree$([[ $SRC != "$WF_REPO" ]] || echo ' (run: make rebuild)')"
 	read -r arch frag <<<"$row"
 	OUT=${OUT:-$WF_CACHE/build/$CONFIG}
 	mkdir -p "$OUT"

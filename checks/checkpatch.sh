@@ -13,9 +13,12 @@ set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
 main() {
-	local range=${1:-} c out e w k bad=0 n=0 te=0 tw=0 tk=0 subject
+	local range=${1:-} c out e w k bad=0 n=0 te=0 tw=0 tk=0 subject ver
 	parse_branches
-	[[ -n $range ]] || range="$(base_ref "$(package_version)")..refs/heads/$TOPIC_NAME"
+	if [[ -z $range ]]; then
+		ver=$(package_version)
+		range="$(base_ref "$ver")..refs/heads/$TOPIC_NAME"
+	fi
 	[[ -x $WF_REPO/scripts/checkpatch.pl ]] || die "no scripts/checkpatch.pl in $WF_REPO (run: make rebuild)"
 	for c in $(repo_git rev-list --reverse "$range"); do
 		n=$((n + 1))

@@ -49,8 +49,7 @@ vl_next_state() {
 # vl_translated LOG: N of the smoke test's "# translated N of M probed
 # names" line of PID 1 (not of a nested test), or nothing.
 vl_translated() {
-	tr -d '\r' <"$1" 2>/dev/null |
-		sed -nE 's/^# translated ([0-9]+) of ([0-9]+) probed names.*/\1 \2/p' | head -n 1
+	sed -nE 's/^# translated ([0-9]+) of ([0-9]+) probed names.*/\1 \2/p' "$1" 2>/dev/null | head -n 1
 }
 
 # vl_elapsed SECONDS: "1m05s".

@@ -94,17 +94,15 @@ boot() {
 }
 
 # reports LOG: the number of console lines that report a kernel problem,
-# by the patterns qemu-boot/run.sh judges a boot with.
+# by the patterns qemu-boot/run.sh judges a boot with (BAD_PATTERNS, from
+# qemu-boot/bad-console.txt).
 reports() {
-	local pat
-	pat=$(sed -n "s/^BAD_PATTERNS='\(.*\)'\$/\1/p" "$WF_HOME/qemu-boot/run.sh")
-	[[ -n $pat ]] || die "cannot find BAD_PATTERNS in qemu-boot/run.sh"
-	tr -d '\r' <"$1" | grep -cE "$pat" || true
+	grep -cE -e "$BAD_PATTERNS" "$1" || true
 }
 
 # program_rows LOG: "program result figure" for each program of /tests.
 program_rows() {
-	tr -d '\r' <"$1" | awk '
+	awk '
 		/^# fuzz: [0-9]+ calls/ { sub(/^# /, ""); fig["fuzz"] = $0 }
 		/^# threads: [0-9]+ calls/ { sub(/^# /, ""); fig["threads"] = $0 }
 		/^# cost: .*ratio=/ { sub(/^# cost: /, ""); fig["cost"] = fig["cost"] (fig["cost"] ? "; " : "") $1 " " $4 " " $6 }
@@ -115,7 +113,7 @@ program_rows() {
 			kind = prog; sub(/_32$/, "", kind); sub(/^sysctl_syscall$/, "kselftest", kind)
 			printf "%s %s %s\n", prog, res, fig[kind]
 			fig[kind] = ""
-		}'
+		}' "$1"
 }
 
 # summary: the table and the figures, on stdout.
@@ -141,7 +139,7 @@ summary() {
 # fuzz_figures LOG: what each fuzzer run tried and got, one column per
 # run (the 64-bit and the 32-bit build).
 fuzz_figures() {
-	tr -d '\r' <"$1" | awk '
+	awk '
 		/^# fuzz: seed / { run++; label[run] = ($0 ~ /32-bit/) ? "32-bit" : "64-bit" }
 		run && /^# (calls|successes|errno [A-Z0-9]+|bad [a-z ]+|huge [a-z]+|writes|time): / {
 			line = $0; sub(/^# /, "", line)
@@ -157,7 +155,7 @@ fuzz_figures() {
 				for (r = 1; r <= run; r++) printf " %-20s", ((keys[i], r) in v) ? v[keys[i], r] : "-"
 				printf "\n"
 			}
-		}'
+		}' "$1"
 }
 
 main() {
@@ -189,6 +187,7 @@ main() {
 	for name in fuzz threads cost; do
 		[[ -r $STRESS/$name.c ]] || bad_input "$STRESS/$name.c is missing"
 	done
+	BAD_PATTERNS=$(bad_console_patterns) || exit 2
 	mkdir -p "$OUT"
 	rm -f "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT/summary.txt"
 	build_programs

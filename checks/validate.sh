@@ -118,7 +118,8 @@ input_hashes() {
 	INPUTS[qemu]=$(printf '%s\n' "$gcc_v" "$CACHE_VERSION" "${BOOT_CMD##*/}" \
 		"$(vl_tool_version qemu-system-x86_64 --version)" \
 		"$(vl_files_hash "$CONFIGS_DIR/boot.config" "$WF_HOME/qemu-boot/smoke.c" \
-			"$WF_HOME/qemu-boot/run.sh" "$WF_HOME/qemu-boot/mkinitramfs.sh" \
+			"$WF_HOME/qemu-boot/run.sh" "$WF_HOME/qemu-boot/bad-console.txt" \
+			"$WF_HOME/qemu-boot/mkinitramfs.sh" \
 			"$WF_HOME/checks/boot.sh" "$BOOT_CMD")" | vl_hash)
 }
 
@@ -415,7 +416,7 @@ check_qemu() {
 			{
 				echo "boot failed: $(grep -E 'FAIL|error' "$tmp/log" | tail -n 1)"
 				echo "    console log (tail):"
-				tr -d '\r' <"$tmp/console.log" | tail -n 15 | sed 's/^/    | /'
+				tail -n 15 "$tmp/console.log" | sed 's/^/    | /'
 			} >"$tmp/reason.txt"
 		elif [[ -n $n && $n -lt $BOOT_N ]]; then
 			echo FAIL >"$tmp/status"
@@ -506,7 +507,7 @@ write_json() {
 # ---------------------------------------------------------------- main
 
 main() {
-	local outdir=${WF_TOP}/out/validate checks='' i c n rc=0
+	local outdir=${WF_TOP}/out/validate checks='' i c n rc=0 ver
 	while getopts 'o:c:' opt; do
 		case $opt in
 		o) outdir=$OPTARG ;;
@@ -520,7 +521,8 @@ main() {
 	RANGE=${1:-}
 	if [[ -z $RANGE ]]; then
 		parse_branches
-		RANGE="$(base_ref "$(package_version)")..refs/heads/$TOPIC_NAME"
+		ver=$(package_version)
+		RANGE="$(base_ref "$ver")..refs/heads/$TOPIC_NAME"
 	fi
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
 	select_checks "$checks"
@@ -528,6 +530,8 @@ main() {
 	mkdir -p "$WF_CACHE/validate"
 	exec 9>"$WF_CACHE/validate/lock"
 	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"
+	# The results being made: gone however the run ends (it holds the lock).
+	trap 'rm -rf "$RESULTS/tmp"' EXIT
 	input_hashes
 	declare -gA STATUS=() CACHED=() REASON=() LASTGOOD=() LASTGOOD_DIR=() BUILT=()
 	BASE_NOTES=()
@@ -549,7 +553,6 @@ main() {
 		done
 		[[ -n ${ENABLED[qemu]:-} ]] && check_qemu "$i"
 	done
-	rm -rf "$RESULTS/tmp"
 	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS"
 	write_report | tee "$outdir/report.txt"
 	write_json >"$outdir/results.json"

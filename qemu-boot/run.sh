@@ -9,13 +9,20 @@
 # when a probe (a boot sector that exits through isa-debug-exit) shows it
 # works; otherwise TCG.  The guest is killed after SECONDS.  It fails on a
 # timeout, a panic, an oops, "BUG:", "WARNING:", a sanitizer report, a
-# missing TAP plan, a "not ok" line or fewer test lines than the plan.
+# missing TAP plan, a "not ok" line or fewer test lines than the plan;
+# the console lines that fail it are the patterns of bad-console.txt.
+# LOG is written without the serial console's carriage returns (with them
+# while the guest runs).  SIGINT, SIGTERM or SIGHUP stop the guest at
+# once: the runner then dies of that signal (status 130, 143, 129).
 # Exit status: 0 pass, 1 fail, 2 could not run.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 
-BAD_PATTERNS='Kernel panic|Oops|BUG:|WARNING:|general protection fault|UBSAN:|KASAN:|possible circular locking|possible recursive locking|sleeping function called|Call Trace:'
+# The timeout command running the current QEMU (GUARDED while guarded()
+# starts it), the log to finish when interrupted, the signal that
+# interrupted the runner, a temporary file to remove.
+GUEST_PID='' GUARDED='' LOG='' INTERRUPTED='' TMPFILE=''
 
 usage() {
 	sed -n '4,7p' "$0" >&2
@@ -27,8 +34,59 @@ fail_setup() {
 	exit 2
 }
 
-# kvm_cpu KERNEL: print the first CPU model with which KVM really runs a
-# guest here; fail if none does.  /dev/kvm can exist and still fail: on
+# on_signal SIG: stop the running guest (guarded() then returns and the
+# runner dies of SIG), or die of SIG now when none runs.
+on_signal() {
+	INTERRUPTED=$1
+	[[ -n $GUARDED ]] || die_interrupted
+	[[ -z $GUEST_PID ]] || kill -TERM "$GUEST_PID" 2>/dev/null || true
+}
+
+# die_interrupted: say so in one line, clean up, die of INTERRUPTED.
+die_interrupted() {
+	local sig=$INTERRUPTED
+	[[ -n $LOG && -f $LOG ]] && strip_cr "$LOG"
+	rm -f "$TMPFILE"
+	printf '%s: error: interrupted by SIG%s: the guest was stopped%s\n' "$WF_PROG" "$sig" \
+		"${LOG:+ (log: $LOG)}" >&2
+	trap - "$sig" EXIT
+	kill -s "$sig" $$
+	# Not dead: SIG was ignored when the runner started.
+	exit $((128 + $(kill -l "$sig")))
+}
+
+# guarded SECONDS OUT CMD...: CMD under timeout (TERM at SECONDS, KILL
+# 5 s later), its output in OUT, in the background so that a signal's
+# trap runs at once (bash runs traps only between commands); returns
+# timeout's status.  The
+# timeout command keeps QEMU in a process group of its own: a terminal's
+# Ctrl-C reaches the runner only, which stops the guest itself.
+guarded() {
+	local limit=$1 out=$2 rc=0
+	shift 2
+	GUARDED=1
+	timeout -k 5 "$limit" "$@" </dev/null >"$out" 2>&1 &
+	GUEST_PID=$!
+	[[ -z $INTERRUPTED ]] || kill -TERM "$GUEST_PID" 2>/dev/null || true
+	wait "$GUEST_PID" || rc=$?
+	# wait returns early when a trap ran: wait for the guest to stop.
+	while [[ -n $INTERRUPTED ]] && kill -0 "$GUEST_PID" 2>/dev/null; do
+		wait "$GUEST_PID" || true
+	done
+	GUEST_PID='' GUARDED=''
+	[[ -z $INTERRUPTED ]] || die_interrupted
+	return $rc
+}
+
+# strip_cr LOG: remove the serial console's carriage returns, once, so
+# that no reader of LOG has to.
+strip_cr() {
+	tr -d '\r' <"$1" >"$1.tmp" && mv -f "$1.tmp" "$1"
+}
+
+# kvm_cpu KERNEL: set KVM_CPU to the first CPU model with which KVM really
+# runs a guest here; fail if none does (not in a subshell: the probe is a
+# guest, and the signal traps must see it).  /dev/kvm can exist and still fail: on
 # some hosts "-cpu host" aborts setting MSRs, and on others a boot sector
 # runs but a kernel hangs.  So the probe boots KERNEL with no root and
 # panic=-1: under working KVM it panics and resets within seconds.  The
@@ -38,56 +96,54 @@ kvm_cpu() {
 	[[ -r /dev/kvm && -w /dev/kvm ]] || return 1
 	key="$(cat /proc/sys/kernel/random/boot_id) $(qemu-system-x86_64 --version | head -n 1)"
 	if [[ -r $cache && $(head -n 1 "$cache") == "$key" ]]; then
-		cpu=$(sed -n 2p "$cache")
-		[[ $cpu != none ]] && printf '%s\n' "$cpu"
-		[[ $cpu != none ]]
+		KVM_CPU=$(sed -n 2p "$cache")
+		[[ $KVM_CPU != none ]]
 		return
 	fi
 	info "probing KVM (cached in $cache)"
 	for cpu in host qemu64 none; do
 		[[ $cpu == none ]] && break
 		rc=0
-		timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu "$cpu" -M pc \
+		guarded 20 /dev/null qemu-system-x86_64 -accel kvm -cpu "$cpu" -M pc \
 			-m 256M -nodefaults -display none -no-reboot \
 			-serial "file:$cache.log" -kernel "$kernel" \
-			-append "console=ttyS0 panic=-1 rdinit=/kvm-probe root=/dev/null" \
-			</dev/null >/dev/null 2>&1 || rc=$?
+			-append "console=ttyS0 panic=-1 rdinit=/kvm-probe root=/dev/null" || rc=$?
 		[[ $rc -eq 0 ]] && grep -q 'Kernel panic' "$cache.log" && break
 	done
 	printf '%s\n%s\n' "$key" "$cpu" >"$cache"
-	[[ $cpu != none ]] && printf '%s\n' "$cpu"
+	KVM_CPU=$cpu
 	[[ $cpu != none ]]
 }
 
 # last_line LOG: the last non-empty console line, shortened.
 last_line() {
-	tr -d '\r' <"$1" | grep -v '^$' | tail -n 1 | cut -c1-120 || true
+	grep -v '^$' "$1" | tail -n 1 | cut -c1-120 || true
 }
 
 # judge_log LOG: prints a one-line verdict; returns 0 when the boot passed.
 judge_log() {
 	local log=$1 plan bad nok ntests
-	bad=$(tr -d '\r' <"$log" | grep -m1 -E "$BAD_PATTERNS" || true)
+	bad=$(grep -m1 -E -e "$BAD_PATTERNS" "$log" || true)
 	if [[ -n $bad ]]; then
 		echo "FAIL: kernel reported: $bad"
 		return 1
 	fi
-	nok=$(tr -d '\r' <"$log" | grep -cE '^not ok ' || true)
+	nok=$(grep -cE '^not ok ' "$log" || true)
 	if [[ $nok -gt 0 ]]; then
-		echo "FAIL: $nok test(s) failed: $(tr -d '\r' <"$log" | grep -m1 -E '^not ok ')"
+		echo "FAIL: $nok test(s) failed: $(grep -m1 -E '^not ok ' "$log")"
 		return 1
 	fi
-	plan=$(tr -d '\r' <"$log" | sed -nE 's/^1\.\.([0-9]+)$/\1/p' | tail -n 1)
+	plan=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$log" | tail -n 1)
 	if [[ -z $plan ]]; then
 		echo "FAIL: no TAP plan on the console (the smoke test did not finish)"
 		return 1
 	fi
-	ntests=$(tr -d '\r' <"$log" | grep -cE '^ok ' || true)
+	ntests=$(grep -cE '^ok ' "$log" || true)
 	if [[ $ntests -ne $plan || $plan -eq 0 ]]; then
 		echo "FAIL: TAP plan 1..$plan but $ntests test line(s)"
 		return 1
 	fi
-	echo "PASS: $plan tests, $(tr -d '\r' <"$log" | grep -cE '^ok .*# SKIP' || true) skipped"
+	echo "PASS: $plan tests, $(grep -cE '^ok .*# SKIP' "$log" || true) skipped"
 }
 
 main() {
@@ -105,9 +161,17 @@ main() {
 		esac
 	done
 	shift $((OPTIND - 1))
+	BAD_PATTERNS=$(bad_console_patterns) || exit 2
+	trap 'on_signal INT' INT
+	trap 'on_signal TERM' TERM
+	trap 'on_signal HUP' HUP
+	trap 'rm -f "$TMPFILE"' EXIT
 	if [[ -n $check ]]; then
+		# A log from elsewhere (a raw serial capture) may have them.
 		[[ -r $check ]] || fail_setup "console log $check does not exist"
-		judge_log "$check"
+		TMPFILE=$(mktemp)
+		tr -d '\r' <"$check" >"$TMPFILE"
+		judge_log "$TMPFILE"
 		return
 	fi
 	[[ $# -eq 1 ]] || usage
@@ -116,9 +180,10 @@ main() {
 	command -v qemu-system-x86_64 >/dev/null ||
 		fail_setup "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
 	mkdir -p "$WF_CACHE/boot"
+	# shellcheck disable=SC2310 # kvm_cpu's status is its answer
 	case $accel in
-	auto) if cpu=$(kvm_cpu "$kernel"); then accel=kvm; else accel=tcg cpu=max; fi ;;
-	kvm) cpu=$(kvm_cpu "$kernel") || fail_setup "KVM does not work here (probe failed)" ;;
+	auto) if kvm_cpu "$kernel"; then accel=kvm cpu=$KVM_CPU; else accel=tcg cpu=max; fi ;;
+	kvm) kvm_cpu "$kernel" || fail_setup "KVM does not work here (probe failed)"; cpu=$KVM_CPU ;;
 	tcg) ;;
 	*) fail_setup "accelerator must be auto, kvm or tcg, not '$accel'" ;;
 	esac
@@ -126,10 +191,9 @@ main() {
 	[[ $timeout =~ ^[0-9]+$ ]] || fail_setup "timeout '$timeout' is not a number of seconds"
 	[[ -n $log ]] || log=$WF_CACHE/boot/console.log
 	if [[ -z $initrd ]]; then
-		TMP_INITRD=$(mktemp)
-		trap 'rm -f "$TMP_INITRD"' EXIT
-		"$WF_HOME/qemu-boot/mkinitramfs.sh" -o "$TMP_INITRD" || exit 2
-		initrd=$TMP_INITRD
+		TMPFILE=$(mktemp)
+		"$WF_HOME/qemu-boot/mkinitramfs.sh" -o "$TMPFILE" || exit 2
+		initrd=$TMPFILE
 	fi
 	[[ -r $initrd ]] || fail_setup "initramfs $initrd does not exist"
 	local -a qemu=(qemu-system-x86_64 -M pc -m 512M -smp 1 -nodefaults
@@ -143,9 +207,11 @@ main() {
 	fi
 	info "booting $kernel ($accel -cpu $cpu, timeout ${timeout}s, log $log)"
 	: >"$log"
+	LOG=$log
 	start=$(date +%s.%N)
-	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$log.qemu" 2>&1 || rc=$?
+	guarded "$timeout" "$log.qemu" "${qemu[@]}" || rc=$?
 	end=$(date +%s.%N)
+	strip_cr "$log"
 	local secs
 	secs=$(printf '%.1f' "$(echo "$end - $start" | bc)")
 	if [[ $rc -eq 124 || $rc -eq 137 ]]; then
@@ -157,7 +223,7 @@ main() {
 	fi
 	info "$verdict [${secs}s, $accel]"
 	[[ $verdict == PASS* ]] || {
-		tr -d '\r' <"$log" | tail -n 15 | sed 's/^/  | /' >&2
+		tail -n 15 "$log" | sed 's/^/  | /' >&2
 		return 1
 	}
 }

@@ -6,8 +6,11 @@ load test_helper
 
 setup() {
 	setup_fixture
-	# A "build" that fails on an #error, a "boot" that fails on a marker.
+	# A "build" that fails on an #error, a "boot" that fails on a marker
+	# (expanded by bash -c in bisect-run.sh).
+	# shellcheck disable=SC2016
 	export WF_BISECT_BUILD='! grep -rq "^#error" "$SRC/kernel"'
+	# shellcheck disable=SC2016
 	export WF_BISECT_BOOT='! grep -q BROKEN "$SRC/kernel/sysctl.c"'
 	"$TOOLS/rebuild.sh"
 	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three;\n' "sysctl: Initialise one"
@@ -54,4 +57,19 @@ setup() {
 	run "$TOOLS/bisect-run.sh" start no-such-commit fixture-topic
 	[ "$status" -eq 1 ]
 	[[ $output == *"good commit 'no-such-commit' not found"* ]]
+}
+
+@test "bisect-run: make bisect without GOOD and BAD bisects base..topic" {
+	broken=$(git -C "$WF_REPO" rev-parse --short=12 fixture-topic~1)
+	run make -s -C "$REPO_ROOT" bisect
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
+	# Either end alone: the other one is the default.
+	run make -s -C "$REPO_ROOT" bisect GOOD=fixture-topic~2
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
+	run make -s -C "$REPO_ROOT" bisect BAD=fixture-topic~1
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
 }

@@ -5,6 +5,7 @@
 REPO_ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 TOOLS=$REPO_ROOT/tools
 CHECKS=$REPO_ROOT/checks
+# shellcheck disable=SC2034 # used by the .bats files
 QEMU_BOOT=$REPO_ROOT/qemu-boot
 
 # The real cache of the user running the tests (kernel repo, builds).

@@ -89,7 +89,7 @@ make_series() {
 
 @test "export and rebuild: patches -> branch -> patches is byte-stable" {
 	make_series
-	[ "$(ls "$WF_TOP/patches" | wc -l)" -eq 3 ]
+	[ "$(find "$WF_TOP/patches" -mindepth 1 -maxdepth 1 | wc -l)" -eq 3 ]
 	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/before"
 	tree=$(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}')
 	run "$TOOLS/rebuild.sh"
@@ -174,6 +174,39 @@ make_series() {
 	[[ $output == *"unknown config 'no-such-config'"* ]]
 }
 
+@test "build: an unknown config is named before a missing kernel tree" {
+	run make -s -C "$REPO_ROOT" build CONFIG=no-such-config
+	[ "$status" -ne 0 ]
+	[[ ${lines[0]} == "build: error: unknown config 'no-such-config' (see "*"/checks/configs/matrix.txt)" ]]
+	run "$CHECKS/build.sh" boot
+	[ "$status" -eq 1 ]
+	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]
+}
+
+# fake_stages DIR: the Makefile in DIR with each stage's script replaced
+# by one that logs its start and end in DIR/log, a second apart.
+fake_stages() {
+	local dir=$1 s
+	mkdir -p "$dir/tools" "$dir/checks"
+	cp "$REPO_ROOT/Makefile" "$dir/"
+	for s in tools/deps tools/base tools/rebuild checks/validate checks/stress; do
+		printf '#!/bin/sh\necho "start %s" >>"%s"\nsleep 1\necho "end %s" >>"%s"\n' \
+			"${s#*/}" "$dir/log" "${s#*/}" "$dir/log" >"$dir/$s.sh"
+		chmod +x "$dir/$s.sh"
+	done
+}
+
+@test "make: under -j2 each stage starts after the stages it needs" {
+	fake_stages "$BATS_TEST_TMPDIR/fake"
+	run make -s -j2 -C "$BATS_TEST_TMPDIR/fake"
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start validate end validate start stress end stress " ]
+	rm "$BATS_TEST_TMPDIR/fake/log"
+	run make -s -j2 -C "$BATS_TEST_TMPDIR/fake" stress
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start stress end stress " ]
+}
+
 @test "checkpatch: a commit with a checkpatch error fails on that commit only" {
 	"$TOOLS/rebuild.sh"
 	add_checkpatch_to_fixture
@@ -189,4 +222,19 @@ make_series() {
 	[[ $output == *"WARNING: space prohibited before semicolon"* ]]
 	[[ $output == *"ERROR: trailing whitespace"* ]]
 	[ "${lines[-1]}" = "checkpatch: 2 commit(s): 1 errors, 2 warnings, 0 checks" ]
+}
+
+@test "export, validate, checkpatch: a topic package that is not installed is named in one line" {
+	unset WF_PKG_VERSION
+	sed -i 's/ linux-source-6.1 / linux-source-sysctl-wf-none /' "$WF_TOP/branches.txt"
+	run "$TOOLS/export.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "export: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	mkdir -p "$WF_REPO/.git"
+	run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/out"
+	[ "$status" -eq 1 ]
+	[ "$output" = "validate: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	run "$CHECKS/checkpatch.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "checkpatch: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 }

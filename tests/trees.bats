@@ -63,7 +63,7 @@ setup() {
 	run "$TOOLS/trees.sh"
 	[ "$status" -eq 0 ]
 	[[ $output != *CONFLICT* ]]
-	! git -C "$WF_REPO" for-each-ref | grep -q refs/trees/
+	[[ $(git -C "$WF_REPO" for-each-ref) != *refs/trees/* ]]
 }
 
 @test "trees: a tree record without owned patches is named by line" {
@@ -105,6 +105,7 @@ other_tarball() {
 @test "other-base: a tarball where everything applies is built" {
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	cp "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
+	# shellcheck disable=SC2016 # expanded by bash -c in other-base.sh
 	WF_OTHER_BUILD='test -f "$SRC/kernel/sysctl_binary.c" && test "$(git -C "$SRC" rev-list --count HEAD)" -eq 6' \
 		run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	echo "$output"
@@ -116,4 +117,14 @@ other_tarball() {
 	run "$TOOLS/other-base.sh" 6.1.1-99
 	[ "$status" -eq 1 ]
 	[[ $output == *"apt knows no linux-source-6.1 6.1.1-99"* ]]
+}
+
+@test "other-base: a version apt does not know is named in one line" {
+	run "$TOOLS/other-base.sh" nonsense
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "other-base: error: apt knows no linux-source-6.1 nonsense (see: apt-cache madison linux-source-6.1)" ]
+	run make -s -C "$REPO_ROOT" other-base
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "make other-base: BASE= is needed (a version apt knows, a .deb or a .tar.xz)" ]
 }

@@ -151,6 +151,7 @@ reason() {
 	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
 	validate -c checkpatch,off,qemu
 	[ "$status" -eq 0 ]
+	# shellcheck disable=SC2016 # expanded by the shell of git rebase --exec
 	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org -c core.editor=true \
 		rebase -q --exec 'git commit -q --amend -m "$(git log -1 --format=%B | sed "s/Probe one more name/Probe a 13th name/")"' \
 		fixture-topic~2 2>/dev/null
@@ -185,4 +186,16 @@ reason() {
 	run "$CHECKS/validate.sh" -o "$OUT" fixture-base..no-such-branch
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
+}
+
+@test "validate: a run that stops half-way leaves no temporary result behind" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A boot that stops validate as Ctrl-C or a failing step would.
+	# shellcheck disable=SC2016 # the script's own $PPID
+	printf '#!/bin/sh\nkill -TERM "$PPID"\n' >"$BATS_TEST_TMPDIR/boot-stop"
+	chmod +x "$BATS_TEST_TMPDIR/boot-stop"
+	WF_VALIDATE_BOOT=$BATS_TEST_TMPDIR/boot-stop validate -c qemu
+	[ "$status" -eq 143 ]
+	[ -d "$WF_CACHE/validate/results/boot" ]
+	[ ! -e "$WF_CACHE/validate/results/tmp" ]
 }

@@ -135,7 +135,8 @@ main() {
 		esac
 	done
 	parse_branches
-	BASE=$(base_ref "$(package_version)")
+	BASE=$(package_version)
+	BASE=$(base_ref "$BASE")
 	repo_git rev-parse -q --verify "$BASE" >/dev/null || die "no base $BASE in $WF_REPO (run: make base)"
 	BENCH=${dir:-$(mktemp -d /tmp/bench-validate.XXXXXX)}
 	[[ ! -e $BENCH/cache ]] || die "$BENCH/cache exists: give a new directory with -d"

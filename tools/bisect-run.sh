@@ -4,8 +4,9 @@
 #
 #   tools/bisect-run.sh                   the test step (run by git bisect
 #                                         run in the tree under bisection)
-#   tools/bisect-run.sh start GOOD BAD    the whole bisection, in its own
-#                                         worktree $WF_CACHE/bisect/linux
+#   tools/bisect-run.sh start [GOOD [BAD]]  the whole bisection, in its
+#                                         own worktree $WF_CACHE/bisect/linux
+#                                         (default: the base and the branch)
 #
 # Exit status of the test step, as git bisect run expects:
 #   0    good: it builds, boots, and the smoke test passes
@@ -98,9 +99,16 @@ main() {
 	case ${1:-} in
 	'') test_step ;;
 	start)
-		[[ $# -eq 3 ]] || { echo "usage: $0 start GOOD BAD" >&2; exit 2; }
-		bisect "$2" "$3" ;;
-	*) echo "usage: $0 [start GOOD BAD]" >&2; exit 2 ;;
+		# An empty or missing GOOD is the base, BAD the topic branch.
+		[[ $# -le 3 ]] || { echo "usage: $0 start [GOOD [BAD]]" >&2; exit 2; }
+		parse_branches
+		local good=${2:-} bad=${3:-refs/heads/$TOPIC_NAME} ver
+		if [[ -z $good ]]; then
+			ver=$(package_version)
+			good=$(base_ref "$ver")
+		fi
+		bisect "$good" "$bad" ;;
+	*) echo "usage: $0 [start [GOOD [BAD]]]" >&2; exit 2 ;;
 	esac
 }
 

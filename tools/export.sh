@@ -13,11 +13,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 main() {
-	local base topic dir tmp n changed=0 f
+	local base topic dir tmp n changed=0 f ver
 	parse_branches
 	topic=$TOPIC_NAME
 	dir=$WF_TOP/$TOPIC_PATCHDIR
-	base=$(base_ref "$(package_version)")
+	ver=$(package_version)
+	base=$(base_ref "$ver")
 	repo_git rev-parse -q --verify "$base" >/dev/null ||
 		die "no base $base in $WF_REPO (run: make rebuild)"
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||

@@ -27,6 +27,29 @@ info() {
 	printf '%s: %s\n' "$WF_PROG" "$*" >&2
 }
 
+# bad_console_patterns: the extended regular expressions of
+# qemu-boot/bad-console.txt, one per line, without its comments and blank
+# lines.  On a missing file, no pattern or an invalid one: one line naming
+# it on stderr, status 2.
+bad_console_patterns() {
+	local file=$WF_HOME/qemu-boot/bad-console.txt line lineno=0 rc pats=''
+	[[ -r $file ]] || { printf '%s: error: cannot read %s\n' "$WF_PROG" "$file" >&2; return 2; }
+	while IFS= read -r line || [[ -n $line ]]; do
+		lineno=$((lineno + 1))
+		[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+		rc=0
+		grep -qE -e "$line" </dev/null 2>/dev/null || rc=$?
+		[[ $rc -eq 1 ]] || {
+			printf '%s: error: %s:%d: not an extended regular expression: %s\n' \
+				"$WF_PROG" "$file" "$lineno" "$line" >&2
+			return 2
+		}
+		pats+=$line$'\n'
+	done <"$file"
+	[[ -n $pats ]] || { printf '%s: error: %s has no pattern\n' "$WF_PROG" "$file" >&2; return 2; }
+	printf '%s' "$pats"
+}
+
 # Run git in the cache repository.
 repo_git() {
 	git -C "$WF_REPO" "$@"

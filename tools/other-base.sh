@@ -87,7 +87,9 @@ main() {
 	*)
 		[[ -z $ver ]] || usage
 		ver=$src
-		unpack_deb "$(download "$ver")" "$tmp" ;;
+		# Not inside unpack_deb's arguments: a failure must stop here.
+		src=$(download "$ver")
+		unpack_deb "$src" "$tmp" ;;
 	esac
 	ref=$(WF_SRC_DIR=$tmp WF_PKG_VERSION=$ver "$WF_HOME/tools/base.sh") ||
 		die "cannot import $TOPIC_PACKAGE $ver"

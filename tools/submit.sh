@@ -344,7 +344,8 @@ main() {
 	command -v git-filter-repo >/dev/null || die "git-filter-repo is not installed (apt-get install git-filter-repo)"
 	parse_branches
 	topic=$TOPIC_NAME
-	base=$(base_ref "$(package_version)")
+	base=$(package_version)
+	base=$(base_ref "$base")
 	repo_git rev-parse -q --verify "$base" >/dev/null ||
 		die "no base $base in $WF_REPO (run: make rebuild)"
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
