@@ -2,12 +2,14 @@
 # Boot a kernel in QEMU with the smoke test as /init and judge the result.
 #
 #   qemu-boot/run.sh [-i INITRAMFS] [-a APPEND] [-t SECONDS] [-l LOG]
-#                    [-A auto|kvm|tcg] BZIMAGE
+#                    [-A auto|kvm|tcg] [-n CPUS] BZIMAGE
 #   qemu-boot/run.sh -c LOG          judge an existing console log only
 #
 # Without -i, the initramfs is built by mkinitramfs.sh.  KVM is used only
 # when a probe (a boot sector that exits through isa-debug-exit) shows it
-# works; otherwise TCG.  The guest is killed after SECONDS.  It fails on a
+# works; otherwise TCG, multi-threaded when the guest has more than one
+# CPU (-n, default 1), so that its CPUs really run at once.  The guest is
+# killed after SECONDS.  It fails on a
 # timeout, a panic, an oops, "BUG:", "WARNING:", a sanitizer report, a
 # missing TAP plan, a "not ok" line or fewer test lines than the plan;
 # the console lines that fail it are the patterns of bad-console.txt.
@@ -147,9 +149,9 @@ judge_log() {
 }
 
 main() {
-	local initrd='' append='' timeout='' log='' accel=auto check='' kernel
+	local initrd='' append='' timeout='' log='' accel=auto check='' cpus=1 kernel
 	local verdict start end rc=0 cpu=max
-	while getopts 'i:a:t:l:A:c:' opt; do
+	while getopts 'i:a:t:l:A:c:n:' opt; do
 		case $opt in
 		i) initrd=$OPTARG ;;
 		a) append=$OPTARG ;;
@@ -157,6 +159,7 @@ main() {
 		l) log=$OPTARG ;;
 		A) accel=$OPTARG ;;
 		c) check=$OPTARG ;;
+		n) cpus=$OPTARG ;;
 		*) usage ;;
 		esac
 	done
@@ -184,11 +187,12 @@ main() {
 	case $accel in
 	auto) if kvm_cpu "$kernel"; then accel=kvm cpu=$KVM_CPU; else accel=tcg cpu=max; fi ;;
 	kvm) kvm_cpu "$kernel" || fail_setup "KVM does not work here (probe failed)"; cpu=$KVM_CPU ;;
-	tcg) ;;
+	tcg) cpu=max ;;
 	*) fail_setup "accelerator must be auto, kvm or tcg, not '$accel'" ;;
 	esac
 	[[ -n $timeout ]] || { [[ $accel == kvm ]] && timeout=60 || timeout=180; }
 	[[ $timeout =~ ^[0-9]+$ ]] || fail_setup "timeout '$timeout' is not a number of seconds"
+	[[ $cpus =~ ^[1-9][0-9]?$ ]] || fail_setup "CPUs '$cpus' is not a number from 1 to 99"
 	[[ -n $log ]] || log=$WF_CACHE/boot/console.log
 	if [[ -z $initrd ]]; then
 		TMPFILE=$(mktemp)
@@ -196,16 +200,18 @@ main() {
 		initrd=$TMPFILE
 	fi
 	[[ -r $initrd ]] || fail_setup "initramfs $initrd does not exist"
-	local -a qemu=(qemu-system-x86_64 -M pc -m 512M -smp 1 -nodefaults
+	local -a qemu=(qemu-system-x86_64 -M pc -m 512M -smp "$cpus" -nodefaults
 		-display none -no-reboot -monitor none -serial "file:$log"
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 panic=-1 loglevel=5 $append")
 	if [[ $accel == kvm ]]; then
 		qemu+=(-accel kvm -cpu "$cpu")
+	elif [[ $cpus -gt 1 ]]; then
+		qemu+=(-accel 'tcg,thread=multi' -cpu max)
 	else
 		qemu+=(-accel tcg -cpu max)
 	fi
-	info "booting $kernel ($accel -cpu $cpu, timeout ${timeout}s, log $log)"
+	info "booting $kernel ($accel -cpu $cpu -smp $cpus, timeout ${timeout}s, log $log)"
 	: >"$log"
 	LOG=$log
 	start=$(date +%s.%N)

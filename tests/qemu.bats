@@ -171,6 +171,16 @@ teardown() {
 	[[ $output == *"kernel image $BATS_TEST_TMPDIR/no-bzImage does not exist"* ]]
 }
 
+@test "runner: two CPUs boot (multi-threaded TCG); a bad CPU count is named" {
+	run "$QEMU_BOOT/run.sh" -n 2 -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
+	[ "$status" -eq 0 ]
+	[[ $output == *"-smp 2"* ]]
+	[[ $output == *"PASS: "* ]]
+	run "$QEMU_BOOT/run.sh" -n 0 "$KERNEL"
+	[ "$status" -eq 2 ]
+	[[ $output == *"CPUs '0' is not a number from 1 to 99"* ]]
+}
+
 @test "smoke: a sysctl(2) that returns wrong values is caught" {
 	# Built with getpid() in place of sysctl(2): the call "succeeds"
 	# without producing the value, and ignores bad arguments.
