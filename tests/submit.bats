@@ -124,6 +124,13 @@ setup() {
 	grep -qx -- '- New: sysctl: Initialise two' "$cover"
 	grep -qx -- '- Unchanged: 5 patch(es)' "$cover"
 	grep -qE '^5: +[0-9a-f]+ = 5: +[0-9a-f]+ sysctl: Initialise one$' "$clone/out/submit/v2/range-diff-v1-v2.txt"
+	# A record that does not give its tree is named, and nothing is written.
+	cp -r "$clone/out/submit/v2" "$BATS_TEST_TMPDIR/before"
+	sed -i 's/^tip-tree: .*/tip-tree: 0123456789012345678901234567890123456789/' "$clone/cover-letters/sent/v1/record"
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"submit: error: cover-letters/sent/v1/patches.mbox gives tree "*", its record says 0123456789012345678901234567890123456789"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$clone/out/submit/v2"
 }
 
 @test "submit: bad input is named and leaves the written revision alone" {
