@@ -6,8 +6,8 @@ CONFIG ?= boot
 FORCE ?= 0
 
 .PHONY: all deps base rebuild export build boot checkpatch validate stress \
-	bench-validate submit trees other-base bisect test test-tools lint help \
-	clean
+	bench-validate submit send trailers trees other-base bisect test test-tools \
+	lint help clean
 
 ## all: the whole pipeline: deps, base, rebuild, validate every commit, stress the tip
 all: deps rebuild validate stress
@@ -57,9 +57,17 @@ stress: rebuild $(STRESS_AFTER)
 bench-validate: rebuild
 	@tools/bench-validate.sh
 
-## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file)
+## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', FORCE=1)
 submit:
-	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER))
+	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(FORCE)),-f)
+
+## send: send out/submit/vN with git send-email to a loopback SMTP server (TO=maintainers|addr, SMTP=host:port, FORCE=1)
+send:
+	@tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f)
+
+## trailers: apply the Reviewed-by/Acked-by/Tested-by of the replies in MBOX to the branch, export (YES=1)
+trailers:
+	@tools/trailers.sh $(if $(MBOX),-m "$(MBOX)") $(if $(filter 1,$(YES)),-y)
 
 ## trees: say whether each patch applies to its subsystem tree (branches.txt)
 trees:

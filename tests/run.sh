@@ -8,14 +8,18 @@
 # boot kernel the first time), stress.bats (checks/stress.sh on that
 # kernel), validate.bats (per-commit checks on a
 # fixture kernel), trees.bats and bisect.bats, and, in the
-# full run, submit.bats (b4; about a minute).  series.bats validates the
+# full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
+# send -o, the revisions recorded in cover-letters/sent/), preflight.bats
+# (no revision without green checks), send.bats (make send through a real
+# SMTP server on 127.0.0.1 and back) and trailers.bats (review replies
+# back as trailers).  series.bats validates the
 # real series: rebuild from patches/, checkpatch, build, boot, every
 # commit (validate), and the stress run under the debug kernel.
 set -euo pipefail
 
 cd "$(dirname "$0")"
 suites=(tools.bats qemu.bats stress.bats validate.bats trees.bats bisect.bats)
-[[ ${1:-} == --tools ]] || suites+=(submit.bats series.bats)
+[[ ${1:-} == --tools ]] || suites+=(submit.bats preflight.bats send.bats trailers.bats series.bats)
 
 tap=$(mktemp)
 trap 'rm -f "$tap"' EXIT

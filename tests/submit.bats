@@ -6,6 +6,7 @@ load test_helper
 setup() {
 	setup_kernel_fixture
 	make_kernel_series
+	pass_validation
 }
 
 @test "submit: v1 is a threaded cover + 5 patches, per-patch Cc, base-commit and change-id" {
@@ -13,7 +14,7 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	dir=$WF_TOP/out/submit/v1
-	[ "$(find "$dir" -maxdepth 1 -name '*.eml' | wc -l)" -eq 6 ]
+	[ "$(ls "$dir"/*.eml | wc -l)" -eq 6 ]
 	[[ $output == *"[PATCH 0/5] sysctl: Bring back sysctl(2) as a compatibility wrapper"* ]]
 	[[ $output == *"[PATCH 5/5] sysctl: Initialise one"* ]]
 	cover=$(ls "$dir"/0000-*.eml)
@@ -23,13 +24,14 @@ setup() {
 	msgid=$(sed -n 's/^Message-Id: //p' "$cover")
 	for f in "$dir"/000[1-5]-*.eml; do
 		grep -qx "In-Reply-To: $msgid" "$f"
-		grep -qx 'From: Sam Sender <sam@example.org>' "$f"
-		grep -qx 'From: A Developer <dev@example.org>' "$f"
+		grep -qx 'From: Sam Sender <sam@fixture.home.arpa>' "$f"
+		grep -qx 'From: A Developer <dev@fixture.home.arpa>' "$f"
 	done
 	# Each patch goes to its own maintainers: x86 for patch 2, not docs.
 	p2=$(ls "$dir"/0002-*.eml)
 	sed -n '1,/^$/p' "$p2" | grep -q 'x86@example.org'
-	[[ $(sed -n '1,/^$/p' "$p2") != *docs@example.org* ]]
+	headers=$(sed -n '1,/^$/p' "$p2")
+	[[ $headers != *docs@example.org* ]]
 	# The cover goes to everyone.
 	sed -n '1,/^$/p' "$cover" | grep -q 'docs@example.org'
 	sed -n '1,/^$/p' "$cover" | grep -q 'x86@example.org'
@@ -40,25 +42,43 @@ setup() {
 	git -C "$am" checkout -q --detach refs/tags/base/6.1.99-1
 	git -C "$am" am -q "$dir"/000[1-5]-*.eml
 	[ "$(git -C "$am" rev-parse 'HEAD^{tree}')" = "$(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}')" ]
-	[ "$(git -C "$am" log -1 --format='%an <%ae>')" = "A Developer <dev@example.org>" ]
-	git -C "$am" log -1 --format=%B | tail -n 2 | grep -qx 'Signed-off-by: Sam Sender <sam@example.org>'
+	[ "$(git -C "$am" log -1 --format='%an <%ae>')" = "A Developer <dev@fixture.home.arpa>" ]
+	git -C "$am" log -1 --format=%B | tail -n 2 | grep -qx 'Signed-off-by: Sam Sender <sam@fixture.home.arpa>'
 	# The developer's work tree was not touched; patches/ neither.
 	[ "$(git -C "$WF_REPO" symbolic-ref HEAD)" = refs/heads/fixture-topic ]
 	run grep -l 'Sam Sender' "$WF_TOP"/patches/*.patch
 	[ "$status" -eq 1 ]
+	# The draft: the cover letter as written, the trees for the preflight.
+	cmp "$WF_TOP/cover-letters/v1.txt" "$dir/cover.txt"
+	grep -qx 'revision: 1' "$dir/record"
+	grep -qx "trees: $(git -C "$WF_REPO" log --reverse --format=%T base/6.1.99-1..fixture-topic | paste -sd ' ')" "$dir/record"
+	# Nothing is recorded as sent by writing.
+	[ ! -e "$WF_TOP/cover-letters/sent" ]
 }
 
-@test "submit: v2 after a change: revision up, changelog, range-diff" {
+@test "submit: a draft keeps its number until sent; v2 after v1 is recorded: changelog, range-diff" {
 	"$TOOLS/submit.sh"
-	v1=$(sed -n 's/^Message-Id: <\(.*\)>$/\1/p' "$WF_TOP"/out/submit/v1/0000-*.eml)
-	# Unchanged: the same revision again.
+	# Written again, not sent: still v1.
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 0 ]
-	[[ $output == *"unchanged since v1: writing v1 again"* ]]
+	[[ $output == *"v1: 6 message(s) written to out/submit/v1 (not sent: make send)"* ]]
 	[ ! -e "$WF_TOP/out/submit/v2" ]
 	v1=$(sed -n 's/^Message-Id: <\(.*\)>$/\1/p' "$WF_TOP"/out/submit/v1/0000-*.eml)
-	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two = 2;\n/* three */\nint three;\n' "sysctl: Initialise two"
-	"$TOOLS/export.sh"
+	# Recorded as sent (by hand): the repository now holds v1.
+	run "$TOOLS/send.sh" -n
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"recorded v1 in cover-letters/sent/v1: commit it"* ]]
+	sent=$WF_TOP/cover-letters/sent/v1
+	grep -qx 'revision: 1' "$sent/record"
+	grep -qx "message-id: <$v1>" "$sent/record"
+	cmp "$WF_TOP/cover-letters/v1.txt" "$sent/cover.txt"
+	[ "$(grep -c '^Subject: \[PATCH' "$sent/patches.mbox")" -eq 5 ]
+	# Recording twice is refused.
+	run "$TOOLS/send.sh" -n
+	[ "$status" -eq 1 ]
+	[[ $output == *"v1 was sent already (cover-letters/sent/v1): make submit writes v2"* ]]
+	change_series
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -69,7 +89,6 @@ setup() {
 	grep -qx 'Changes in v2:' "$cover"
 	grep -qx -- '- New: sysctl: Initialise two' "$cover"
 	grep -qx -- "- Link to v1: https://lore.kernel.org/r/$v1" "$cover"
-	grep -q '^change-id: ' "$cover"
 	[ "$(grep '^change-id: ' "$cover")" = "$(grep '^change-id: ' "$WF_TOP"/out/submit/v1/0000-*.eml)" ]
 	grep -qE '^-: +-+ > 6: +[0-9a-f]+ sysctl: Initialise two$' "$dir/range-diff-v1-v2.txt"
 	grep -qE '^1: +[0-9a-f]+ = 1: +[0-9a-f]+ sysctl: Add the sysctl\(2\) entry point$' "$dir/range-diff-v1-v2.txt"
@@ -78,7 +97,40 @@ setup() {
 	run "$TOOLS/submit.sh" -r 5 -o "$BATS_TEST_TMPDIR/v5"
 	[ "$status" -eq 0 ]
 	[[ $output == *"[PATCH v5 0/6]"* ]]
-	[ -e "$BATS_TEST_TMPDIR/v5/range-diff-v2-v5.txt" ]
+	[ -e "$BATS_TEST_TMPDIR/v5/range-diff-v1-v5.txt" ]
+}
+
+@test "submit: a fresh clone with an empty cache writes v2 against the recorded v1" {
+	"$TOOLS/submit.sh"
+	"$TOOLS/send.sh" -n
+	cid=$(grep '^change-id: ' "$WF_TOP"/out/submit/v1/0000-*.eml)
+	change_series
+	# The fresh clone: what the repository tracks, and nothing else.
+	clone=$BATS_TEST_TMPDIR/clone
+	mkdir "$clone"
+	cp -r "$WF_TOP/branches.txt" "$WF_TOP/patches" "$WF_TOP/cover-letters" "$clone/"
+	export WF_TOP=$clone WF_CACHE=$BATS_TEST_TMPDIR/fresh-cache
+	export WF_REPO=$WF_CACHE/linux
+	"$TOOLS/rebuild.sh"
+	pass_validation
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"change-id ${cid#change-id: } (recorded with v1)"* ]]
+	[[ $output == *"v1: tag sent/fixture-topic-v1 rebuilt from cover-letters/sent/v1"* ]]
+	[[ $output == *"[PATCH v2 0/6] sysctl: Bring back"* ]]
+	cover=$(ls "$clone"/out/submit/v2/0000-*.eml)
+	grep -qx "$cid" "$cover"
+	grep -qx -- '- New: sysctl: Initialise two' "$cover"
+	grep -qx -- '- Unchanged: 5 patch(es)' "$cover"
+	grep -qE '^5: +[0-9a-f]+ = 5: +[0-9a-f]+ sysctl: Initialise one$' "$clone/out/submit/v2/range-diff-v1-v2.txt"
+	# A record that does not give its tree is named, and nothing is written.
+	cp -r "$clone/out/submit/v2" "$BATS_TEST_TMPDIR/before"
+	sed -i 's/^tip-tree: .*/tip-tree: 0123456789012345678901234567890123456789/' "$clone/cover-letters/sent/v1/record"
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"submit: error: cover-letters/sent/v1/patches.mbox gives tree "*", its record says 0123456789012345678901234567890123456789"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$clone/out/submit/v2"
 }
 
 @test "submit: bad input is named and leaves the written revision alone" {

@@ -44,12 +44,17 @@ setup_fixture() {
 	printf 'topic fixture-topic linux-source-6.1 >=6.1.0 patches\n' >"$WF_TOP/branches.txt"
 }
 
+# dev_git ARGS...: git in the cache repo as the fixture developer
+# (FIXTURE_DEV_EMAIL, default dev@example.org).
+dev_git() {
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email="${FIXTURE_DEV_EMAIL:-dev@example.org}" "$@"
+}
+
 # commit_in_repo FILE CONTENT SUBJECT: commit a change on the topic branch.
 commit_in_repo() {
 	printf '%b' "$2" >"$WF_REPO/$1"
 	git -C "$WF_REPO" add -f "$1"
-	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
-		commit -q -s -m "$3" -m "Why this change is needed."
+	dev_git commit -q -s -m "$3" -m "Why this change is needed."
 }
 
 # add_checkpatch_to_fixture: the real scripts/checkpatch.pl in the work
@@ -112,7 +117,9 @@ add_kernel_top() {
 
 # setup_kernel_fixture: setup_fixture with a fixture tarball that looks
 # like a kernel tree to get_maintainer.pl, and a sender identity ("Sam
-# Sender") that is not the author of the fixture commits.
+# Sender") that is not the author of the fixture commits.  Neither uses
+# a reserved example domain (tools/preflight.sh refuses those): home.arpa
+# is not routed on the Internet either (RFC 8375).
 setup_kernel_fixture() {
 	local tmp
 	setup_fixture
@@ -124,7 +131,8 @@ setup_kernel_fixture() {
 	export GIT_CONFIG_GLOBAL=$BATS_TEST_TMPDIR/gitconfig
 	export GIT_CONFIG_NOSYSTEM=1
 	git config --global user.name "Sam Sender"
-	git config --global user.email sam@example.org
+	git config --global user.email sam@fixture.home.arpa
+	export FIXTURE_DEV_EMAIL=dev@fixture.home.arpa
 	mkdir -p "$WF_TOP/cover-letters"
 	cp "$SUBMIT_FIXTURES/cover-v1.txt" "$WF_TOP/cover-letters/v1.txt"
 }
@@ -145,19 +153,52 @@ make_kernel_series() {
 		"sysctl: Add the sysctl(2) entry point"
 	edit_in_repo arch/x86/entry/syscalls/syscall_64.tbl 's/^156\t64\t_sysctl\t\t\tsys_ni_syscall$/156\t64\t_sysctl\t\t\tsys_sysctl/'
 	git -C "$WF_REPO" add -f arch/x86/entry/syscalls/syscall_64.tbl
-	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
-		commit -q -s -m "x86/syscalls: Wire up sysctl(2) for 64-bit callers" -m "Why."
+	dev_git commit -q -s -m "x86/syscalls: Wire up sysctl(2) for 64-bit callers" -m "Why."
 	commit_in_repo tools/testing/selftests/sysctl/sysctl_syscall.c 'int main(void) { return 0; }\n' \
 		"selftests/sysctl: Add a sysctl(2) test"
 	printf 'Sysctl\n======\n\n.. toctree::\n\n   kernel\n   syscall\n' >"$WF_REPO/Documentation/admin-guide/sysctl/index.rst"
 	printf '// SPDX-License-Identifier: GPL-2.0\n/* sysctl(2): see Documentation/admin-guide/sysctl/ */\nint sysctl_binary;\n' \
 		>"$WF_REPO/kernel/sysctl_binary.c"
 	git -C "$WF_REPO" add -f Documentation kernel/sysctl_binary.c
-	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
-		commit -q -s -m "Documentation: Describe sysctl(2)" -m "Why."
+	dev_git commit -q -s -m "Documentation: Describe sysctl(2)" -m "Why."
 	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three;\n' \
 		"sysctl: Initialise one"
 	"$TOOLS/export.sh"
+}
+
+# pass_validation [FILTER]: out/validate/results.json as checks/validate.sh
+# writes it, every commit of base..topic passing checkpatch and boot;
+# FILTER, a jq program, edits it (a failed or missing result).
+pass_validation() {
+	local base
+	base=$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')
+	mkdir -p "$WF_TOP/out/validate"
+	git -C "$WF_REPO" log --reverse --format='%H %T %s' "$base..fixture-topic" |
+		jq -R 'capture("^(?<commit>\\S+) (?<tree>\\S+) (?<subject>.*)$")' |
+		jq -s --arg base "$base" '{range: ($base + "..fixture-topic"), base: $base,
+			checks: ["checkpatch", "boot"],
+			commits: (to_entries | map(.value + {index: (.key + 1),
+				results: {checkpatch: {status: "pass", cached: false, reason: ""},
+				          boot: {status: "pass", cached: false, reason: ""}}})),
+			failed: 0}' | jq "${1:-.}" >"$WF_TOP/out/validate/results.json"
+}
+
+# change_series: a sixth commit, exported and validated, and a cover
+# letter for v2.
+change_series() {
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two = 2;\n/* three */\nint three;\n' "sysctl: Initialise two"
+	"$TOOLS/export.sh"
+	pass_validation
+	change_series_cover
+}
+
+# change_series_cover: cover-letters/v2.txt, v1's with a new paragraph.
+change_series_cover() {
+	{
+		head -n 2 "$WF_TOP/cover-letters/v1.txt"
+		printf 'This revision also initialises two.\n\n'
+		tail -n +3 "$WF_TOP/cover-letters/v1.txt"
+	} >"$WF_TOP/cover-letters/v2.txt"
 }
 
 # setup_validate_fixture: a fixture kernel repo for checks/validate.sh:

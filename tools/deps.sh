@@ -11,7 +11,8 @@ set -euo pipefail
 
 PACKAGES=(linux-source-6.1 b4 git git-filter-repo perl gcc make sparse
 	qemu-system-x86 ccache bc bison flex libelf-dev libssl-dev cpio bats
-	shellcheck gcc-multilib libc6-dev xz-utils python3 jq)
+	shellcheck gcc-multilib libc6-dev xz-utils python3 jq git-email
+	python3-aiosmtpd)
 
 # WF_EXTRA_PACKAGES: more packages to require (space separated).
 read -r -a EXTRA <<<"${WF_EXTRA_PACKAGES:-}"

@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
 # Write the topic branch as mailing-list messages with b4, and check them.
 #
-#   tools/submit.sh [-o DIR] [-r N] [-c COVER]
+#   tools/submit.sh [-f] [-o DIR] [-r N] [-c COVER] [-S 'NAME <EMAIL>']
 #
 # Never sends anything.  The messages are written with "b4 send -o" to DIR
-# (default $WF_TOP/out/submit/vN/), one .eml file per message; review them
-# and send them yourself (git send-email --confirm=always DIR/*.eml, or
-# "b4 send" by hand in the b4 work repo after configuring a real SMTP
-# server there: it is set to /bin/false on purpose).
+# (default $WF_TOP/out/submit/vN/), one .eml file per message, with the
+# cover letter as written (cover.txt) and a draft record (record); review
+# them, then "make send" (tools/send.sh) sends them and records vN in
+# cover-letters/sent/vN/ (lib-sent.sh).  The b4 work repo's SMTP server
+# is /bin/false on purpose.
 #
 # The b4 work happens in its own clone of the cache repo, $WF_CACHE/b4/linux
 # (objects shared with the cache repo), never in the developer's work tree:
 #   1. the topic branch is copied there and enrolled with "b4 prep -e"
 #      (cover strategy branch-description: tracking and cover letter live
 #      in the branch config, so rebuilding the branch keeps the change-id);
-#   2. commits whose last Signed-off-by is not the sender (git config
-#      user.name/user.email) get the sender's Signed-off-by, in that clone
-#      only (patches/ stay as they are);
-#   3. the revision is -r N, or the last written one plus 1 when the series
-#      changed since (the same one when it did not); "b4 prep
-#      --force-revision" sets it;
+#   2. the sender is -S 'NAME <EMAIL>' (SENDER=), else git config
+#      user.name/user.email; with -S, the sender takes authorship of the
+#      commits whose author uses a reserved example domain (From becomes
+#      the sender, such Signed-off-by lines go); commits whose last
+#      Signed-off-by is not the sender get the sender's Signed-off-by; in
+#      that clone only (patches/ stay as they are);
+#   3. the revision is -r N, or the last one recorded in cover-letters/sent/
+#      plus 1, so writing a draft again keeps its number; the change-id
+#      is the recorded one, and each recorded revision is the tag
+#      sent/<branch>-vK in the b4 repo, rebuilt from its record when
+#      missing (a fresh cache); "b4 prep --force-revision" sets it;
 #   4. the cover letter is COVER, else cover-letters/vN.txt, else the
 #      highest cover-letters/vK.txt with K < N (first line subject, blank
 #      line, body); from v2 on, a "Changes in vN:" section made from the
@@ -31,14 +37,16 @@
 #   7. round trip: git am of the patch messages onto the base must give the
 #      tree of the branch tip, with the authors restored and each commit
 #      signed off by its author and the sender;
-#   8. the range-diff against the previous revision ("b4 prep --compare-to")
-#      is written next to the messages, and the revision is recorded as
-#      b4 does it: tag sent/<branch>-vN in the b4 repo, message-id in the
-#      tracking history.
+#   8. the range-diff against the previous recorded revision ("b4 prep
+#      --compare-to") is written next to the messages;
+#   9. tools/preflight.sh: validation results, a new cover letter, no
+#      reserved-domain identity (-f, FORCE=1, overrides and says so).
 # A failure at any step leaves DIR and the recorded revisions as they were.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib-sent.sh
+. "$WF_HOME/tools/lib-sent.sh"
 
 B4_DIR=${WF_B4_DIR:-$WF_CACHE/b4/linux}
 B4_LOG=$B4_DIR.log
@@ -47,7 +55,7 @@ B4_BASE=wf-base
 LINKMASK=https://lore.kernel.org/r/%s
 
 usage() {
-	echo "usage: $0 [-o DIR] [-r N] [-c COVER]" >&2
+	echo "usage: $0 [-f] [-o DIR] [-r N] [-c COVER] [-S 'NAME <EMAIL>']" >&2
 	exit 2
 }
 
@@ -96,14 +104,52 @@ setup_b4_repo() {
 	b4_git checkout -q -B "$topic" refs/wf/topic
 }
 
+# use_sender 'NAME <EMAIL>': the identity of git and b4 for this run
+# (git's GIT_CONFIG_COUNT, so that every git b4 runs sees it).
+use_sender() {
+	local n=${GIT_CONFIG_COUNT:-0}
+	[[ $1 =~ ^([^<>@]*[^<>@ ])\ +\<([^<>@ ]+@[^<>@ ]+)\>$ ]] ||
+		die "sender '$1' is not 'Name <address>'"
+	export "GIT_CONFIG_KEY_$n=user.name" "GIT_CONFIG_VALUE_$n=${BASH_REMATCH[1]}"
+	export "GIT_CONFIG_KEY_$((n + 1))=user.email" "GIT_CONFIG_VALUE_$((n + 1))=${BASH_REMATCH[2]}"
+	export GIT_CONFIG_COUNT=$((n + 2))
+}
+
 # sender: "Name <email>" of the person running this (git config).
 sender() {
 	local name email
 	name=$(b4_git config user.name) || true
 	email=$(b4_git config user.email) || true
 	[[ -n $name && -n $email ]] ||
-		die "no sender identity: set git config --global user.name and user.email"
+		die "no sender identity: set git config --global user.name and user.email, or SENDER='Name <address>'"
 	printf '%s <%s>\n' "$name" "$email"
+}
+
+# take_authorship SENDER: commits whose author uses a reserved example
+# domain get SENDER as author, without their reserved-domain
+# Signed-off-by lines (add_sender_signoff adds SENDER's).  Trees and
+# author dates stay.
+take_authorship() {
+	local sender=$1 c parent msg n=0 author line
+	local name=${1% <*} email=${1##*<}
+	email=${email%>}
+	parent=$(b4_git rev-parse "$B4_BASE^{commit}")
+	for c in $(b4_git rev-list --reverse "$B4_BASE..HEAD"); do
+		author=$(b4_git log -1 --format='%an <%ae>' "$c")
+		msg=$(b4_git log -1 --format=%B "$c")
+		if reserved_domain "$author" >/dev/null; then
+			n=$((n + 1))
+			msg=$(while IFS= read -r line; do
+				[[ $line == 'Signed-off-by: '* ]] && reserved_domain "$line" >/dev/null && continue
+				printf '%s\n' "$line"
+			done <<<"$msg")
+			author=$sender
+		fi
+		parent=$(recommit "$B4_DIR" "$c" "$parent" "$author" <<<"$msg")
+	done
+	[[ $n -eq 0 ]] && return 0
+	b4_git update-ref "refs/heads/$TOPIC_NAME" "$parent"
+	info "$name <$email> takes authorship of $n commit(s) by a reserved-domain author: From and Signed-off-by (b4 work repo only)"
 }
 
 # last_signoff COMMIT: the last Signed-off-by line of COMMIT's message.
@@ -127,15 +173,59 @@ add_sender_signoff() {
 	info "added 'Signed-off-by: $sender' to $n commit(s) (b4 work repo only)"
 }
 
-# series_key REV: what identifies a revision's content (trees, authors,
-# messages).
-series_key() {
-	b4_git log --reverse --format='%T %an <%ae>%n%B' "$B4_BASE..$1"
+# restore_sent_tags: the tag sent/<topic>-vK of each revision recorded in
+# cover-letters/sent/ (b4 prep --compare-to reads it), rebuilt from the
+# record (git am -s of its patches onto its base) when missing or not the
+# recorded tree; tags of revisions not recorded there are dropped.
+restore_sent_tags() {
+	local tag k base want have rec
+	for tag in $(b4_git tag -l "sent/$TOPIC_NAME-v*"); do
+		[[ -f $SENT_DIR/v${tag##*-v}/record ]] || b4_git tag -d "$tag" >/dev/null
+	done
+	for k in $(sent_revisions); do
+		tag=sent/$TOPIC_NAME-v$k rec=cover-letters/sent/v$k
+		want=$(sent_field "$k" tip-tree)
+		have=$(b4_git rev-parse -q --verify "refs/tags/$tag^{tree}" || true)
+		[[ -n $have && ( -z $want || $have == "$want" ) ]] && continue
+		base=$(sent_field "$k" base-commit)
+		[[ $base =~ ^[0-9a-f]{40}$ ]] || die "$rec/record: no base-commit"
+		b4_git cat-file -e "$base^{commit}" 2>/dev/null ||
+			b4_git fetch -q --no-tags "$WF_REPO" "+refs/tags/$(sent_field "$k" base-tag):refs/wf/sent-base" 2>/dev/null || true
+		b4_git cat-file -e "$base^{commit}" 2>/dev/null ||
+			die "$rec: its base $(sent_field "$k" base-tag) ($base) is not in $WF_REPO (import it: make base)"
+		b4_git checkout -q --detach "$base"
+		if ! b4_git am -q -s "$SENT_DIR/v$k/patches.mbox" >>"$B4_LOG" 2>&1; then
+			b4_git am --abort >/dev/null 2>&1 || true
+			b4_git checkout -q "$TOPIC_NAME"
+			die "$rec/patches.mbox does not apply to its base $base (log: $B4_LOG)"
+		fi
+		have=$(b4_git rev-parse 'HEAD^{tree}')
+		[[ -z $want || $have == "$want" ]] || {
+			b4_git checkout -q "$TOPIC_NAME"
+			die "$rec/patches.mbox gives tree $have, its record says $want"
+		}
+		{
+			cat "$SENT_DIR/v$k/cover.txt"
+			printf '\n---\nbase-commit: %s\nchange-id: %s\n' "$base" "$(sent_field "$k" change-id)"
+		} | b4_git tag -f -a -F - "$tag" HEAD >/dev/null
+		b4_git checkout -q "$TOPIC_NAME"
+		info "v$k: tag $tag rebuilt from $rec"
+	done
 }
 
-# written_revisions TOPIC: the revisions written so far, ascending.
-written_revisions() {
-	b4_git tag -l "sent/$1-v*" | sed -nE 's/.*-v([0-9]+)$/\1/p' | sort -n
+# use_recorded_change_id: the change-id of the last recorded revision, so
+# that a fresh b4 enrollment continues the series.
+use_recorded_change_id() {
+	local last cid tracking
+	last=$(sent_revisions | tail -n 1)
+	[[ -n $last ]] || return 0
+	cid=$(sent_field "$last" change-id)
+	[[ -n $cid ]] || die "cover-letters/sent/v$last/record: no change-id"
+	tracking=$(b4_git config "branch.$TOPIC_NAME.b4-tracking")
+	[[ $(jq -r '.series["change-id"]' <<<"$tracking") == "$cid" ]] && return 0
+	b4_git config "branch.$TOPIC_NAME.b4-tracking" \
+		"$(jq -c --arg c "$cid" '.series["change-id"] = $c' <<<"$tracking")"
+	info "change-id $cid (recorded with v$last)"
 }
 
 # pick_cover REV [FILE]: the cover letter file for revision REV.
@@ -177,8 +267,7 @@ changelog() {
 			else same++
 		}
 		END { if (same) print "- Unchanged: " same " patch(es)" }' "$rd"
-	msgid=$(b4_git config "branch.$TOPIC_NAME.b4-tracking" |
-		jq -r --arg v "v$prev" '.series.history[$v][-1] // empty') || true
+	msgid=$(sent_field "$prev" message-id | tr -d '<>')
 	if [[ -n $msgid ]]; then
 		# shellcheck disable=SC2059 # the link mask is the format
 		printf -- "- Link to v%s: $LINKMASK\n" "$prev" "$msgid"
@@ -254,14 +343,9 @@ fix_base_commit() {
 	done
 }
 
-# header FILE NAME: an unfolded header of a written message.
-header() {
-	sed -n '1,/^$/p' "$1" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n[ \t]\+/ /g' |
-		sed -n "s/^$2: //Ip" | head -n 1
-}
-
 # round_trip DIR SENDER: git am the patch messages onto the base and
-# compare with the branch.  Prints the am'd tree id.
+# compare with the branch (trees) and with what b4 sent (authors).
+# Prints the am'd commits' tree ids on one line, the tip's last.
 round_trip() {
 	local dir=$1 sender=$2 f out head tree want i=0 bad=''
 	local -a files=() am_authors want_authors am_commits
@@ -281,7 +365,7 @@ round_trip() {
 	[[ $tree == "$want" ]] ||
 		die "round trip: git am of $dir gives tree $tree, the branch $TOPIC_NAME has $want"
 	mapfile -t am_authors < <(b4_git log --reverse --format='%an <%ae>' "$B4_BASE..$head")
-	mapfile -t want_authors < <(b4_git log --reverse --format='%an <%ae>' "$B4_BASE..refs/wf/topic")
+	mapfile -t want_authors < <(b4_git log --reverse --format='%an <%ae>' "$B4_BASE..$TOPIC_NAME")
 	mapfile -t am_commits < <(b4_git rev-list --reverse "$B4_BASE..$head")
 	[[ ${#am_authors[@]} -eq ${#want_authors[@]} ]] ||
 		die "round trip: ${#am_authors[@]} commits from the messages, ${#want_authors[@]} on the branch"
@@ -294,23 +378,25 @@ round_trip() {
 			bad+="patch $((i + 1)): the last Signed-off-by is not the sender $sender; "
 	done
 	[[ -z $bad ]] || die "round trip: ${bad%; }"
-	printf '%s\n' "$tree"
+	b4_git log --reverse --format=%T "$B4_BASE..$head" | paste -sd ' ' 
 }
 
-# record_revision REV DIR: tag the revision as b4 does after sending, and
-# put the cover's message-id in the tracking history.
-record_revision() {
-	local rev=$1 dir=$2 cover msgid subject tracking
-	cover=$(find "$dir" -maxdepth 1 -name '*.eml' | LC_ALL=C sort | head -n 1)
-	msgid=$(header "$cover" Message-Id | tr -d '<>')
-	subject=$(header "$cover" Subject | sed -E 's/^\[[^]]*\] *//')
+# write_draft DIR REV COVER TREES: the cover letter as written and the
+# draft record of the revision, for tools/preflight.sh and tools/send.sh.
+write_draft() {
+	local dir=$1 rev=$2 cover=$3 trees=$4 cid
+	cp "$cover" "$dir/cover.txt"
+	cid=$(b4_git config "branch.$TOPIC_NAME.b4-tracking" | jq -r '.series["change-id"]')
 	{
-		printf '%s\n\n' "$subject"
-		sed '1,/^$/d' "$cover"
-	} | b4_git tag -f -a -F - "sent/$TOPIC_NAME-v$rev" HEAD >/dev/null
-	tracking=$(b4_git config "branch.$TOPIC_NAME.b4-tracking")
-	tracking=$(jq -c --arg v "v$rev" --arg m "$msgid" '.series.history[$v] = [$m]' <<<"$tracking")
-	b4_git config "branch.$TOPIC_NAME.b4-tracking" "$tracking"
+		printf 'revision: %s\n' "$rev"
+		printf 'change-id: %s\n' "$cid"
+		printf 'base-tag: %s\n' "${BASE_REF#refs/tags/}"
+		printf 'base-commit: %s\n' "$(b4_git rev-parse "$B4_BASE^{commit}")"
+		printf 'tip-tree: %s\n' "${trees##* }"
+		printf 'trees: %s\n' "$trees"
+		printf 'cover: %s\n' "${cover#"$WF_TOP"/}"
+		printf 'written: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	} >"$dir/record"
 }
 
 # print_table DIR: one row per message.
@@ -318,9 +404,9 @@ print_table() {
 	local dir=$1 f n=0 subj to cc
 	printf '%-3s %-72s %3s %3s\n' '#' 'subject' 'To' 'Cc'
 	for f in "$dir"/*.eml; do
-		subj=$(header "$f" Subject)
-		to=$(header "$f" To | tr ',' '\n' | grep -c @ || true)
-		cc=$(header "$f" Cc | tr ',' '\n' | grep -c @ || true)
+		subj=$(eml_header "$f" Subject)
+		to=$(eml_header "$f" To | tr ',' '\n' | grep -c @ || true)
+		cc=$(eml_header "$f" Cc | tr ',' '\n' | grep -c @ || true)
 		printf '%-3s %-72s %3s %3s\n' "$(printf '%02d' "$n")" "${subj:0:72}" "$to" "$cc"
 		n=$((n + 1))
 	done
@@ -328,24 +414,29 @@ print_table() {
 
 main() {
 	local out='' rev='' cover_opt='' base topic sender last='' prev='' cover
-	local tmp n tree rd='' rdname='' opt
-	while getopts 'o:r:c:' opt; do
+	local tmp n tree trees rd='' rdname='' opt sender_opt=''
+	local -a pf=()
+	while getopts 'fo:r:c:S:' opt; do
 		case $opt in
+		f) pf=(-f) ;;
 		o) out=$OPTARG ;;
 		r) rev=$OPTARG ;;
 		c) cover_opt=$OPTARG ;;
+		S) sender_opt=$OPTARG ;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
 	[[ -z $rev || $rev =~ ^[1-9][0-9]*$ ]] || die "revision '$rev' is not a positive number"
+	[[ -z $sender_opt ]] || use_sender "$sender_opt"
 	command -v b4 >/dev/null || die "b4 is not installed (apt-get install b4)"
 	command -v git-filter-repo >/dev/null || die "git-filter-repo is not installed (apt-get install git-filter-repo)"
 	parse_branches
 	topic=$TOPIC_NAME
 	base=$(package_version)
 	base=$(base_ref "$base")
+	BASE_REF=$base
 	repo_git rev-parse -q --verify "$base" >/dev/null ||
 		die "no base $base in $WF_REPO (run: make rebuild)"
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
@@ -362,20 +453,14 @@ main() {
 		run_b4 prep -e "$B4_BASE"
 		info "enrolled $topic with b4 prep (change-id $(b4_git config "branch.$topic.b4-tracking" | jq -r '.series["change-id"]'))"
 	fi
+	use_recorded_change_id
+	restore_sent_tags
+	[[ -z $sender_opt ]] || take_authorship "$sender"
 	add_sender_signoff "$sender"
 
-	last=$(written_revisions "$topic" | tail -n 1)
-	if [[ -z $rev ]]; then
-		if [[ -z $last ]]; then
-			rev=1
-		elif [[ $(series_key "sent/$topic-v$last") == "$(series_key HEAD)" ]]; then
-			rev=$last
-			info "the series is unchanged since v$last: writing v$last again (-r N for another revision)"
-		else
-			rev=$((last + 1))
-		fi
-	fi
-	prev=$(written_revisions "$topic" | awk -v r="$rev" '$1 < r' | tail -n 1)
+	last=$(sent_revisions | tail -n 1)
+	rev=${rev:-$((${last:-0} + 1))}
+	prev=$(prev_sent_revision "$rev")
 	cover=$(pick_cover "$rev" "$cover_opt")
 	check_cover "$cover"
 	run_b4 prep --force-revision "$rev"
@@ -402,16 +487,18 @@ main() {
 	run_b4 send --no-sign -o "$tmp/msgs"
 	fix_base_commit "$tmp/msgs"
 	retarget_patches "$tmp/msgs"
-	tree=$(round_trip "$tmp/msgs" "$sender")
+	trees=$(round_trip "$tmp/msgs" "$sender")
+	tree=${trees##* }
+	write_draft "$tmp/msgs" "$rev" "$cover" "$trees"
+	"$WF_HOME/tools/preflight.sh" "${pf[@]}" "$tmp/msgs"
 
 	out=${out:-$WF_TOP/out/submit/v$rev}
 	[[ -z $rd ]] || mv "$rd" "$tmp/msgs/"
 	rm -rf "$out"
 	mkdir -p "$(dirname "$out")"
 	mv "$tmp/msgs" "$out"
-	record_revision "$rev" "$out"
 
-	info "v$rev: $(find "$out" -name '*.eml' | wc -l) message(s) written to ${out#"$WF_TOP"/} (not sent)"
+	info "v$rev: $(find "$out" -name '*.eml' | wc -l) message(s) written to ${out#"$WF_TOP"/} (not sent: make send)"
 	print_table "$out"
 	printf 'round trip: git am of %s patch(es) onto %s gives tree %s = tree of %s: ok\n' \
 		"$n" "${base#refs/tags/}" "$tree" "$topic"

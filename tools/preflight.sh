@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The checks a written revision must pass before it is written out or
+# sent (what b4 0.14 calls pre-flight checks; b4 0.12 has none).
+#
+#   tools/preflight.sh [-f] DIR
+#
+# DIR is a revision written by tools/submit.sh: the messages (*.eml), the
+# cover letter as written (cover.txt) and a draft record (record: revision,
+# trees of the commits, ...).  Refuses, one line per failed check, when
+#   - validation: a commit of DIR (by tree id) has a failed or missing
+#     result for a check in the last validation (out/validate/results.json;
+#     WF_VALIDATE_RESULTS names another file);
+#   - cover: the cover letter is the one of the previous sent revision
+#     (cover-letters/sent/vK/cover.txt);
+#   - identity: a patch's author or one of its Signed-off-by lines uses a
+#     reserved example domain (example.com/.net/.org, .example, .test,
+#     .invalid, .localhost): such an address cannot certify the DCO.
+# -f (FORCE=1) reports each failed check as overridden and succeeds.
+# Exit status 1 when a check failed (without -f), 2 on bad input.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib-sent.sh
+. "$WF_HOME/tools/lib-sent.sh"
+
+RESULTS_JSON=${WF_VALIDATE_RESULTS:-$WF_TOP/out/validate/results.json}
+
+usage() {
+	echo "usage: $0 [-f] DIR" >&2
+	exit 2
+}
+
+# validation_results: "TREE CHECK STATUS" for every commit and check of
+# the last validation (STATUS pass, fail, skip).  The only place that
+# reads validate's results: change it when their format or place changes.
+validation_results() {
+	[[ -e $RESULTS_JSON ]] || return 0
+	jq -r '.checks as $checks | .commits[] | . as $c | $checks[] |
+		"\($c.tree) \(.) \($c.results[.].status // "missing")"' "$RESULTS_JSON" 2>/dev/null ||
+		die "cannot read the validation results $RESULTS_JSON"
+}
+
+# messages DIR: one line per patch message of DIR (the cover excluded):
+# "N<TAB>SUBJECT<TAB>ROLE<TAB>ADDRESS" for its author (the in-body From:
+# line, else the header) and each Signed-off-by, decoded.
+messages() {
+	python3 - "$1"/*.eml <<'EOF'
+import email, email.policy, re, sys
+n = 0
+for path in sys.argv[1:]:
+    if path.rsplit('/', 1)[-1].startswith('0000-'):
+        continue
+    n += 1
+    msg = email.message_from_binary_file(open(path, 'rb'), policy=email.policy.default)
+    subject = re.sub(r'\s+', ' ', str(msg['subject']))
+    body = msg.get_body(('plain',)).get_content()
+    head = body.split('\n---\n', 1)[0]
+    m = re.match(r'From: (.*)\n', body)
+    author = m.group(1) if m else str(msg['from'])
+    print(f'{n}\t{subject}\tauthor\t{author}')
+    for sob in re.findall(r'^Signed-off-by: (.*)$', head, re.M):
+        print(f'{n}\t{subject}\tSigned-off-by\t{sob}')
+EOF
+}
+
+# check_validation DIR: every tree of DIR has a pass for every check.
+check_validation() {
+	local dir=$1 tree i=0 n bad=0 first='' missing st c results
+	local -a trees
+	declare -A status=()
+	read -r -a trees <<<"$(record_field "$dir/record" trees)"
+	n=${#trees[@]}
+	local -a checks=()
+	results=$(validation_results)
+	while read -r tree c st; do
+		[[ -n $tree ]] || continue
+		status[$tree $c]=$st
+		[[ " ${checks[*]} " == *" $c "* ]] || checks+=("$c")
+	done <<<"$results"
+	if [[ ${#checks[@]} -eq 0 ]]; then
+		echo "validation: no validation results (${RESULTS_JSON#"$WF_TOP"/}) for the $n commit(s) (run: make validate)"
+		return
+	fi
+	for tree in "${trees[@]}"; do
+		i=$((i + 1))
+		missing=''
+		for c in "${checks[@]}"; do
+			st=${status[$tree $c]:-missing}
+			[[ $st == pass ]] || missing+="$c: ${st/skip/not run}, "
+		done
+		[[ -z $missing ]] && continue
+		bad=$((bad + 1))
+		[[ -n $first ]] || first="patch $i/$n (tree ${tree:0:12}) ${missing%, }"
+	done
+	[[ $bad -eq 0 ]] ||
+		echo "validation: $bad of $n commit(s) lack a passing result, first $first (run: make validate)"
+}
+
+# check_cover DIR: the cover letter differs from the previous revision's.
+check_cover() {
+	local dir=$1 rev prev
+	rev=$(record_field "$dir/record" revision)
+	prev=$(prev_sent_revision "$rev")
+	[[ -n $prev ]] || return 0
+	if cmp -s "$dir/cover.txt" "$SENT_DIR/v$prev/cover.txt"; then
+		echo "cover: the cover letter of v$rev ($(record_field "$dir/record" cover)) is the one sent with v$prev: write cover-letters/v$rev.txt saying what changed"
+	fi
+}
+
+# check_identities DIR: no author or Signed-off-by in a reserved domain.
+check_identities() {
+	local dir=$1 n subj role addr bad=0 first='' people
+	people=$(messages "$dir")
+	while IFS=$'\t' read -r n subj role addr; do
+		[[ -n $n ]] || continue
+		reserved_domain "$addr" >/dev/null || continue
+		bad=$((bad + 1))
+		[[ -n $first ]] || first="patch $n '$subj': $role $addr"
+	done <<<"$people"
+	[[ $bad -eq 0 ]] ||
+		echo "identity: $bad author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first $first (take authorship: SENDER='Name <address>', see CONTRIBUTING.md)"
+}
+
+# bad_input MESSAGE: one line naming the thing, exit 2.
+bad_input() {
+	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	exit 2
+}
+
+main() {
+	local force=0 dir opt line failed=0 check out
+	while getopts 'f' opt; do
+		case $opt in
+		f) force=1 ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -eq 1 ]] || usage
+	dir=$1
+	[[ -f $dir/record && -f $dir/cover.txt ]] ||
+		bad_input "$dir is not a revision written by tools/submit.sh (no record or cover.txt)"
+	compgen -G "$dir/*.eml" >/dev/null || bad_input "$dir has no messages (*.eml)"
+	[[ -n $(record_field "$dir/record" trees) && -n $(record_field "$dir/record" revision) ]] ||
+		bad_input "$dir/record has no revision or trees: write it with tools/submit.sh"
+	for check in check_validation check_cover check_identities; do
+		out=$("$check" "$dir")
+		while IFS= read -r line; do
+			[[ -n $line ]] || continue
+			failed=$((failed + 1))
+			if [[ $force -eq 1 ]]; then
+				printf '%s: FORCE=1: overriding the %s check: %s\n' "$WF_PROG" "${line%%:*}" "${line#*: }" >&2
+			else
+				printf '%s: error: refusing: %s\n' "$WF_PROG" "$line" >&2
+			fi
+		done <<<"$out"
+	done
+	if [[ $failed -eq 0 ]]; then
+		info "ok: validation, cover letter and identities of $(record_field "$dir/record" revision | sed 's/^/v/')"
+	elif [[ $force -eq 0 ]]; then
+		return 1
+	fi
+}
+
+main "$@"

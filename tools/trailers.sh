@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Bring the Reviewed-by, Acked-by and Tested-by of review replies back
+# into the topic branch, and export it.
+#
+#   tools/trailers.sh -m MBOX [-y]
+#
+# MBOX is a local mailbox of replies to a sent revision (saved from a mail
+# client, or fetched from lore by hand: this machine is offline).  A reply
+# belongs to the sent message its In-Reply-To/References name: the cover
+# letter or patch j of revision K, as recorded in cover-letters/sent/vK/
+# (record: the cover's message-id; patches.mbox: the patches').  Its
+# trailers are the unquoted "Reviewed-by:", "Acked-by:" and "Tested-by:"
+# lines; one whose address is not the reply's sender is reported, not
+# applied (b4's rule).  A trailer to the cover letter goes to every patch.
+# Patch j of vK is the commit of the branch with the same patch-id (git
+# patch-id --stable); when there is none, the patch's code changed since
+# vK and its trailers are reported, not applied.
+#
+# b4 0.12's "b4 trailers -u -m MBOX" matches replies to commits by subject
+# first, so it would put a review of vK on code that changed since: this
+# script matches by patch-id only.
+#
+# The trailers found are shown per patch; with -y (YES=1), or "y" on
+# stdin, they are added to the commit messages (git interpret-trailers;
+# trees, authors and author dates stay; the committer is the rebuild's)
+# and the branch is exported to patches/ (tools/export.sh).  The branch
+# moves only once every commit was rewritten.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib-sent.sh
+. "$WF_HOME/tools/lib-sent.sh"
+
+usage() {
+	echo "usage: $0 -m MBOX [-y]" >&2
+	exit 2
+}
+
+# sent_ids: "MESSAGE-ID REV J" for every recorded message (J 0: cover).
+sent_ids() {
+	local k msgid j
+	for k in $(sent_revisions); do
+		msgid=$(sent_field "$k" message-id)
+		[[ -z $msgid ]] || printf '%s %s 0\n' "$msgid" "$k"
+		j=0
+		sed -n 's/^Message-Id: *//Ip' "$SENT_DIR/v$k/patches.mbox" | while read -r msgid; do
+			j=$((j + 1))
+			printf '%s %s %s\n' "$msgid" "$k" "$j"
+		done
+	done
+}
+
+# replies MBOX IDS: "REV<TAB>J<TAB>TRAILER<TAB>STATUS<TAB>FROM" for every
+# trailer of a reply to a recorded message (STATUS ok or mismatch).
+replies() {
+	python3 - "$1" "$2" <<'EOF'
+import email.policy, email.utils, mailbox, re, sys
+
+sent = {}
+for line in open(sys.argv[2]):
+    msgid, rev, j = line.split()
+    sent[msgid.strip('<>')] = (rev, j)
+TRAILER = re.compile(r'^(Reviewed-by|Acked-by|Tested-by):\s*(.*\S)\s*$', re.M | re.I)
+box = mailbox.mbox(sys.argv[1], factory=None, create=False)
+for msg in box:
+    msg = email.message_from_bytes(msg.as_bytes(), policy=email.policy.default)
+    refs = []
+    for h in ('in-reply-to', 'references'):
+        refs += [r.strip('<>') for r in re.findall(r'<[^>]+>', str(msg[h] or ''))]
+    # The nearest recorded message: In-Reply-To first, then the
+    # References from the last (the parent) back to the first.
+    refs = refs[:1] + list(reversed(refs[1:]))
+    target = next((sent[r] for r in refs if r in sent), None)
+    if target is None:
+        continue
+    part = msg.get_body(('plain',))
+    if part is None:
+        continue
+    body = part.get_content()
+    sender = email.utils.parseaddr(str(msg['from'] or ''))
+    for m in TRAILER.finditer(body):
+        name = m.group(1).capitalize()
+        value = m.group(2)
+        addr = email.utils.parseaddr(value)[1].lower()
+        status = 'ok' if addr and addr == sender[1].lower() else 'mismatch'
+        print('\t'.join([target[0], target[1], f'{name}: {value}', status,
+                         email.utils.formataddr(sender)]))
+EOF
+}
+
+# patch_ids RANGE_OR_MBOX: the patch-id of each patch, in order.
+sent_patch_ids() {
+	git patch-id --stable <"$SENT_DIR/v$1/patches.mbox" | cut -d' ' -f1
+}
+
+main() {
+	local mbox='' yes=0 opt base topic k j trailer st from c i n answer
+	local tmp ids found applied=0 reported=0 parent msg
+	while getopts 'm:y' opt; do
+		case $opt in
+		m) mbox=$OPTARG ;;
+		y) yes=1 ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -eq 0 ]] || usage
+	[[ -n $mbox ]] || die "no mailbox: MBOX=file names the replies to a sent revision"
+	[[ -f $mbox && -r $mbox ]] || die "mailbox $mbox not found"
+	parse_branches
+	topic=$TOPIC_NAME
+	base=$(base_ref "$(package_version)")
+	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
+		die "no branch $topic in $WF_REPO (run: make rebuild)"
+	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
+		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
+	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/sent/: nothing to take replies to"
+
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # expand now: tmp is local
+	trap "rm -rf '$tmp'" EXIT
+	sent_ids >"$tmp/ids"
+	ids=$(replies "$mbox" "$tmp/ids") || die "cannot read the mailbox $mbox"
+	[[ -n $ids ]] || die "no Reviewed-by/Acked-by/Tested-by in $mbox in reply to a revision recorded in cover-letters/sent/"
+
+	# The branch's commits and their patch-ids.
+	local -a commits subjects cur_ids
+	mapfile -t commits < <(repo_git rev-list --reverse "$base..refs/heads/$topic")
+	n=${#commits[@]}
+	for c in "${commits[@]}"; do
+		subjects+=("$(repo_git log -1 --format=%s "$c")")
+		cur_ids+=("$(repo_git show --format= "$c" | git patch-id --stable | cut -d' ' -f1)")
+	done
+	declare -A add=() target=()
+	# target[K J]: the index of sent patch J of vK in the branch (empty:
+	# changed since).
+	while read -r k; do
+		j=0
+		while read -r found; do
+			j=$((j + 1))
+			target[$k $j]=''
+			for ((i = 0; i < n; i++)); do
+				[[ ${cur_ids[i]} == "$found" ]] && target[$k $j]=$i && break
+			done
+		done < <(sent_patch_ids "$k")
+		target[$k count]=$j
+	done < <(cut -f1 <<<"$ids" | sort -un)
+	printf 'trailers in %s:\n' "$mbox"
+	while IFS=$'\t' read -r k j trailer st from; do
+		local -a js=("$j")
+		if [[ $j -eq 0 ]]; then
+			js=()
+			for ((i = 1; i <= ${target[$k count]}; i++)); do js+=("$i"); done
+		fi
+		for j in "${js[@]}"; do
+			local where="v$k patch $j/${target[$k count]}"
+			[[ ${#js[@]} -gt 1 ]] && where+=" (reply to the cover letter)"
+			if [[ $st != ok ]]; then
+				printf '  ! %-28s %s: not applied: the reply is from %s\n' "$where" "$trailer" "$from"
+				reported=$((reported + 1))
+				continue
+			fi
+			i=${target[$k $j]:-}
+			if [[ -z $i ]]; then
+				printf '  ! %-28s %s: not applied: the patch changed since v%s\n' "$where" "$trailer" "$k"
+				reported=$((reported + 1))
+				continue
+			fi
+			if repo_git log -1 --format=%B "${commits[i]}" | grep -qixF "$trailer" ||
+				[[ $'\n'${add[$i]:-} == *$'\n'"$trailer"$'\n'* ]]; then
+				printf '  = %-28s %s: already there\n' "$where" "$trailer"
+				continue
+			fi
+			add[$i]+="$trailer"$'\n'
+			applied=$((applied + 1))
+			printf '  + %-28s %s -> %s\n' "$where" "$trailer" "$(printf '%d/%d %s' $((i + 1)) "$n" "${subjects[i]}")"
+		done
+	done <<<"$ids"
+	if [[ $applied -eq 0 ]]; then
+		info "nothing to apply ($reported trailer(s) reported)"
+		return 0
+	fi
+	if [[ $yes -eq 0 ]]; then
+		printf 'Add %d trailer(s) to %s? [y/N] ' "$applied" "$topic" >&2
+		read -r answer || { answer='' && echo >&2; }
+		[[ $answer == [yY]* ]] || die "not applied ($applied trailer(s)): answer y, or YES=1"
+	fi
+
+	wf_committer_env
+	parent=$(repo_git rev-parse "$base^{commit}")
+	for ((i = 0; i < n; i++)); do
+		c=${commits[i]}
+		msg=$(repo_git log -1 --format=%B "$c")
+		if [[ -n ${add[$i]:-} ]]; then
+			local -a targs=()
+			while IFS= read -r trailer; do
+				[[ -n $trailer ]] && targs+=(--trailer "$trailer")
+			done <<<"${add[$i]}"
+			msg=$(git interpret-trailers --if-exists addIfDifferent "${targs[@]}" <<<"$msg")
+		fi
+		# The rebuild's committer, the author date as committer date.
+		parent=$(GIT_COMMITTER_DATE=$(repo_git log -1 --format=%ad --date=raw "$c") \
+			recommit "$WF_REPO" "$c" "$parent" "$(repo_git log -1 --format='%an <%ae>' "$c")" <<<"$msg")
+	done
+	repo_git update-ref -m "trailers from $mbox" "refs/heads/$topic" "$parent" "${commits[n - 1]}"
+	info "added $applied trailer(s) to $topic ($reported reported, not applied)"
+	"$WF_HOME/tools/export.sh"
+}
+
+main "$@"
