@@ -187,6 +187,7 @@ main() {
 	for name in fuzz threads cost; do
 		[[ -r $STRESS/$name.c ]] || bad_input "$STRESS/$name.c is missing"
 	done
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2
 	mkdir -p "$OUT"
 	rm -f "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT/summary.txt"
@@ -208,10 +209,12 @@ main() {
 	RUNS=(debug)
 	# The sanitizers skew the cost figures: fewer samples there, the
 	# figures come from the boot config.
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	boot debug "$kernel" "$OUT/debug.cpio" COST_SAMPLES=300 || rc=$?
 	if [[ -n $boot_kernel ]]; then
 		"$WF_HOME/qemu-boot/mkinitramfs.sh" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost"
 		RUNS+=(boot)
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		boot boot "$boot_kernel" "$OUT/boot.cpio" || {
 			r=$?
 			[[ $r -gt $rc ]] && rc=$r
