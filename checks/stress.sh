@@ -188,6 +188,7 @@ main() {
 	for name in fuzz threads cost; do
 		[[ -r $STRESS/$name.c ]] || bad_input "$STRESS/$name.c is missing"
 	done
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2
 	mkdir -p "$OUT"
 	rm -f "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT/summary.txt"

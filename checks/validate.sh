@@ -56,15 +56,18 @@ bad_input() {
 load_commits() {
 	local range=$1 c first
 	local -a list
-	mapfile -t list < <(repo_git rev-list --reverse --first-parent "$range" 2>/dev/null) ||
-		bad_input "bad revision range '$range' in $WF_REPO"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-list -n 1 "$range" >/dev/null 2>&1 || bad_input "bad revision range '$range' in $WF_REPO"
+	# (mapfile's status is not rev-list's: the range is checked above)
+	mapfile -t list < <(repo_git rev-list --reverse --first-parent "$range")
 	if [[ ${#list[@]} -eq 0 ]]; then
+		# shellcheck disable=SC2310 # repo_git is one git command
 		first=$(repo_git rev-parse -q --verify "${range#*..}^{commit}" 2>/dev/null) ||
 			bad_input "bad revision range '$range' in $WF_REPO"
 		COMMITS=("$first")
 	else
 		first=${list[0]}
+		# shellcheck disable=SC2310 # repo_git is one git command
 		COMMITS=("$(repo_git rev-parse -q --verify "$first^" 2>/dev/null)") ||
 			bad_input "the first commit of '$range' has no parent"
 		COMMITS+=("${list[@]}")
@@ -147,6 +150,7 @@ goto_commit() {
 		info "creating the validation worktree $TREE (once)"
 		repo_git worktree prune
 		rm -rf "$TREE"
+		# shellcheck disable=SC2310 # repo_git is one git command
 		repo_git worktree add -q -f --detach "$TREE" "$c" >/dev/null ||
 			die "cannot create the worktree $TREE"
 	fi
@@ -236,6 +240,7 @@ check_baseline() {
 		tmp=$(new_result)
 		# Warnings come only from what is compiled: start from scratch.
 		rm -rf "$out"
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		if run_build 0 "$config" check "$tmp/log"; then
 			echo pass >"$tmp/status"
 		else
@@ -263,13 +268,16 @@ check_build() {
 	fi
 	# The build directory must hold the compared commit, so that what the
 	# build of I recompiles is exactly what differs from it.
+	# shellcheck disable=SC2310 # prints a marker to compare; errors give another one
 	if [[ $(build_marker "$out") != "$(marker_now "$out" "${TREES[$cmp]}")" ]]; then
 		progress "$i" "$config" "bringing the build directory to ${COMMITS[$cmp]:0:12}"
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		run_build "$cmp" "$config" sync "$out/validate-sync.log" ||
 			info "warning: ${COMMITS[$cmp]:0:12} no longer builds in $config (log: $out/validate-sync.log)"
 	fi
 	progress "$i" "$config" "build"
 	tmp=$(new_result)
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	run_build "$i" "$config" check "$tmp/log" || built=0
 	if [[ -r $out/warnings.txt ]]; then
 		cp "$out/warnings.txt" "$tmp/warnings.txt"
@@ -348,6 +356,7 @@ check_checkpatch() {
 	key=$( {
 		printf '%s\n' checkpatch "${TREES[$i]}" "${TREES[$((i - 1))]}" "${INPUTS[checkpatch]}"
 		repo_git log -1 --format='%an <%ae>%n%B' "$c"
+		# shellcheck disable=SC2310 # repo_git is one git command
 		repo_git rev-parse -q --verify "$c:scripts/checkpatch.pl" "$c:scripts/spelling.txt" \
 			"$c:scripts/const_structs.checkpatch" 2>/dev/null || true
 	} | vl_hash)
@@ -399,6 +408,7 @@ check_qemu() {
 	key=$(printf '%s\n' qemu "${TREES[$i]}" "$BOOT_N" "${INPUTS[qemu]}" | vl_hash)
 	dir=$(result_dir qemu "$key")
 	if [[ ! -f $dir/status ]]; then
+		# shellcheck disable=SC2310 # prints a marker to compare; errors give another one
 		if [[ $(build_marker "$out") != "$(marker_now "$out" "${TREES[$i]}")" ]]; then
 			progress "$i" qemu "bringing the boot build directory to this commit"
 			run_build "$i" boot sync "$out/validate-sync.log" ||
@@ -409,6 +419,7 @@ check_qemu() {
 		rm -f "$out/console.log"
 		"$BOOT_CMD" -B -s "$TREE" -o "$out" >"$tmp/log" 2>&1 || rc=$?
 		cp "$out/console.log" "$tmp/console.log" 2>/dev/null || : >"$tmp/console.log"
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		read -r n m < <(vl_translated "$tmp/console.log"; echo) || true
 		echo "${n:-}" >"$tmp/translated"
 		if [[ $rc -ne 0 ]]; then

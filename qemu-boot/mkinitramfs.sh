@@ -42,7 +42,7 @@ gen_init_cpio() {
 }
 
 main() {
-	local init='' out='' with32=1 prog
+	local init='' out='' with32=1 prog cpio
 	while getopts 'i:o:n' opt; do
 		case $opt in
 		i) init=$OPTARG ;;
@@ -74,7 +74,9 @@ main() {
 			echo "file /tests/$(basename "$prog") $prog 0755 0 0"
 		done
 	} >"$LIST"
-	"$(gen_init_cpio)" "$LIST" >"$out.tmp" || die "gen_init_cpio failed on $LIST"
+	# Not as the command's name: a failure there would not stop the script.
+	cpio=$(gen_init_cpio)
+	"$cpio" "$LIST" >"$out.tmp" || die "gen_init_cpio failed on $LIST"
 	mv "$out.tmp" "$out"
 }
 

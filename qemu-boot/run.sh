@@ -106,6 +106,7 @@ kvm_cpu() {
 	for cpu in host qemu64 none; do
 		[[ $cpu == none ]] && break
 		rc=0
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		guarded 20 /dev/null qemu-system-x86_64 -accel kvm -cpu "$cpu" -M pc \
 			-m 256M -nodefaults -display none -no-reboot \
 			-serial "file:$cache.log" -kernel "$kernel" \
@@ -164,6 +165,7 @@ main() {
 		esac
 	done
 	shift $((OPTIND - 1))
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
@@ -215,6 +217,7 @@ main() {
 	: >"$log"
 	LOG=$log
 	start=$(date +%s.%N)
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	guarded "$timeout" "$log.qemu" "${qemu[@]}" || rc=$?
 	end=$(date +%s.%N)
 	strip_cr "$log"
@@ -225,6 +228,7 @@ main() {
 	elif [[ $rc -ne 0 ]]; then
 		verdict="FAIL: qemu exited with status $rc: $(head -n 1 "$log.qemu")"
 	else
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		verdict=$(judge_log "$log") || true
 	fi
 	info "$verdict [${secs}s, $accel]"

@@ -238,3 +238,10 @@ fake_stages() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "checkpatch: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 }
+
+@test "mkinitramfs: without a kernel base, one line says so" {
+	run "$QEMU_BOOT/mkinitramfs.sh" -o "$BATS_TEST_TMPDIR/initramfs.cpio"
+	[ "$status" -eq 1 ]
+	[ "$output" = "mkinitramfs: error: no kernel base in $WF_REPO (run: make base)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/initramfs.cpio" ]
+}

@@ -61,6 +61,7 @@ main() {
 	ref=$(base_ref "$ver")
 	mkdir -p "$WF_CACHE"
 	[[ -d $WF_REPO/.git ]] || init_repo
+	# shellcheck disable=SC2310 # repo_git is one git command
 	if ! repo_git rev-parse -q --verify "$ref^{commit}" >/dev/null; then
 		trap cleanup EXIT
 		import_tarball "$ver" "$ref"

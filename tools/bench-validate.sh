@@ -137,6 +137,7 @@ main() {
 	parse_branches
 	BASE=$(package_version)
 	BASE=$(base_ref "$BASE")
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "$BASE" >/dev/null || die "no base $BASE in $WF_REPO (run: make base)"
 	BENCH=${dir:-$(mktemp -d /tmp/bench-validate.XXXXXX)}
 	[[ ! -e $BENCH/cache ]] || die "$BENCH/cache exists: give a new directory with -d"

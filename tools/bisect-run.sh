@@ -67,7 +67,9 @@ test_step() {
 # bisect GOOD BAD: git bisect run this script in the bisect worktree.
 bisect() {
 	local good=$1 bad=$2 rc=0 first out
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "$good^{commit}" >/dev/null || die "good commit '$good' not found in $WF_REPO"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "$bad^{commit}" >/dev/null || die "bad commit '$bad' not found in $WF_REPO"
 	good=$(repo_git rev-parse "$good^{commit}")
 	bad=$(repo_git rev-parse "$bad^{commit}")

@@ -19,10 +19,13 @@ main() {
 	dir=$WF_TOP/$TOPIC_PATCHDIR
 	ver=$(package_version)
 	base=$(base_ref "$ver")
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "$base" >/dev/null ||
 		die "no base $base in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git merge-base --is-ancestor "$base" "refs/heads/$topic" ||
 		die "branch $topic is not based on $base"
 	tmp=$(mktemp -d)

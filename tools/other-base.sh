@@ -97,6 +97,7 @@ main() {
 
 	GIT_INDEX_FILE=$tmp/index repo_git read-tree "$ref"
 	for p in "${patches[@]}"; do
+		# shellcheck disable=SC2310 # repo_git is one git command
 		if out=$(GIT_INDEX_FILE=$tmp/index repo_git apply --cached "$p" 2>&1); then
 			rows+=("${p##*/}|applies")
 		else

@@ -20,9 +20,12 @@ check_work_tree() {
 	local topic=$1 force=$2 tip exported
 	[[ -d $WF_REPO/.git/rebase-apply || -d $WF_REPO/.git/rebase-merge ]] &&
 		die "a git am or rebase is in progress in $WF_REPO; finish or abort it first"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	[[ -z $(repo_git status --porcelain --untracked-files=no) ]] ||
 		die "the work tree $WF_REPO has uncommitted changes; commit or stash them first"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	tip=$(repo_git rev-parse -q --verify "refs/heads/$topic") || return 0
+	# shellcheck disable=SC2310 # repo_git is one git command
 	exported=$(repo_git rev-parse -q --verify $EXPORTED) || exported=''
 	if [[ $force -eq 0 && -n $exported && $tip != "$exported" ]]; then
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export', or 'make rebuild FORCE=1' to discard them)"
@@ -50,17 +53,20 @@ main() {
 	topic=$TOPIC_NAME
 	mapfile -t patches < <(patch_files)
 	base=$("$WF_HOME/tools/base.sh")
+	# shellcheck disable=SC2310 # repo_git is one git command
 	if ! repo_git rev-parse -q --verify HEAD >/dev/null; then
 		info "checking out $base in $WF_REPO (first time)"
 		repo_git checkout -q --detach "$base"
 	fi
 	check_work_tree "$topic" "$force"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	old=$(repo_git rev-parse -q --verify "refs/heads/$topic") || old=''
 	repo_git checkout -q --detach "$base"
 	n=${#patches[@]}
 	info "applying $n patch(es) from $TOPIC_PATCHDIR/ onto $base"
 	if [[ $n -gt 0 ]]; then
 		wf_committer_env
+		# shellcheck disable=SC2310 # repo_git is one git command
 		if ! out=$(repo_git am -q --committer-date-is-author-date "${patches[@]}" 2>&1); then
 			next=$(cat "$WF_REPO/.git/rebase-apply/next" 2>/dev/null) || next=1
 			failed=${patches[$((next - 1))]}

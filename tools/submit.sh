@@ -94,9 +94,11 @@ setup_b4_repo() {
 	# endpoint, and nothing can leave this machine from here.
 	b4_git config sendemail.smtpserver /bin/false
 	b4_git config b4.linkmask "$LINKMASK"
+	# shellcheck disable=SC2310 # b4_git is one git command
 	[[ -z $(b4_git status --porcelain --untracked-files=no) ]] ||
 		die "the b4 work repo $B4_DIR has uncommitted changes; clean it or remove it"
 	b4_git fetch -q --no-tags "$WF_REPO" "+refs/heads/$topic:refs/wf/topic" "+$base:refs/wf/base"
+	# shellcheck disable=SC2310 # b4_git is one git command
 	if [[ $(b4_git symbolic-ref -q HEAD || true) == "refs/heads/$B4_BASE" ]]; then
 		b4_git checkout -q --detach
 	fi
@@ -118,7 +120,9 @@ use_sender() {
 # sender: "Name <email>" of the person running this (git config).
 sender() {
 	local name email
+	# shellcheck disable=SC2310 # b4_git is one git command
 	name=$(b4_git config user.name) || true
+	# shellcheck disable=SC2310 # b4_git is one git command
 	email=$(b4_git config user.email) || true
 	[[ -n $name && -n $email ]] ||
 		die "no sender identity: set git config --global user.name and user.email, or SENDER='Name <address>'"
@@ -163,9 +167,11 @@ last_signoff() {
 add_sender_signoff() {
 	local sender=$1 c n=0
 	for c in $(b4_git rev-list "$B4_BASE..HEAD"); do
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		[[ $(last_signoff "$c") == "$sender" ]] || n=$((n + 1))
 	done
 	[[ $n -eq 0 ]] && return 0
+	# shellcheck disable=SC2310 # b4_git is one git command
 	b4_git rebase -q --force-rebase --signoff "$B4_BASE" >>"$B4_LOG" 2>&1 || {
 		b4_git rebase --abort >/dev/null 2>&1 || true
 		die "could not add the sender's Signed-off-by (log: $B4_LOG)"
@@ -285,6 +291,7 @@ retarget_patches() {
 	local dir=$1 f
 	local -a files=()
 	for f in "$dir"/*.eml; do
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		is_cover "$f" || files+=("$f")
 	done
 	[[ -x $B4_DIR/scripts/get_maintainer.pl ]] || {
@@ -350,9 +357,11 @@ round_trip() {
 	local dir=$1 sender=$2 f out head tree want i=0 bad=''
 	local -a files=() am_authors want_authors am_commits
 	for f in "$dir"/*.eml; do
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		is_cover "$f" || files+=("$f")
 	done
 	b4_git checkout -q --detach "$B4_BASE"
+	# shellcheck disable=SC2310 # b4_git is one git command
 	if ! out=$(b4_git am -q "${files[@]}" 2>&1); then
 		b4_git am --abort >/dev/null 2>&1 || true
 		b4_git checkout -q "$TOPIC_NAME"
@@ -372,8 +381,10 @@ round_trip() {
 	for ((i = 0; i < ${#am_authors[@]}; i++)); do
 		[[ ${am_authors[i]} == "${want_authors[i]}" ]] ||
 			bad+="patch $((i + 1)): author ${am_authors[i]}, expected ${want_authors[i]}; "
+		# shellcheck disable=SC2310 # b4_git is one git command
 		b4_git log -1 --format=%B "${am_commits[i]}" | grep -qxF "Signed-off-by: ${want_authors[i]}" ||
 			bad+="patch $((i + 1)): no Signed-off-by from its author ${want_authors[i]}; "
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		[[ $(last_signoff "${am_commits[i]}") == "$sender" ]] ||
 			bad+="patch $((i + 1)): the last Signed-off-by is not the sender $sender; "
 	done
@@ -439,16 +450,19 @@ main() {
 	BASE_REF=$base
 	repo_git rev-parse -q --verify "$base" >/dev/null ||
 		die "no base $base in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
 	n=$(repo_git rev-list --count "$base..refs/heads/$topic")
 	[[ $n -gt 0 ]] || die "branch $topic has no commits on $base: nothing to submit"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
 	[[ -z $cover_opt ]] || check_cover "$cover_opt"
 
 	setup_b4_repo "$topic" "$base"
 	sender=$(sender)
+	# shellcheck disable=SC2310 # b4_git is one git command
 	if [[ -z $(b4_git config "branch.$topic.b4-tracking" || true) ]]; then
 		run_b4 prep -e "$B4_BASE"
 		info "enrolled $topic with b4 prep (change-id $(b4_git config "branch.$topic.b4-tracking" | jq -r '.series["change-id"]'))"

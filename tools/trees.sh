@@ -109,6 +109,7 @@ main() {
 	for ((i = 0; i < ${#patches[@]}; i++)); do
 		owner_of[i]=''
 		for ((t = 0; t < ${#TREE_NAMES[@]}; t++)); do
+			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 			owns "${TREE_OWNS[t]}" "${patches[i]}" && owner_of[i]+="${TREE_NAMES[t]} "
 		done
 		owner_of[i]=${owner_of[i]% }
@@ -118,6 +119,7 @@ main() {
 	for ((t = 0; t < ${#TREE_NAMES[@]}; t++)); do
 		local name=${TREE_NAMES[t]} branch=${TREE_BRANCHES[t]} why
 		info "fetching $name (${TREE_URLS[t]} $branch)"
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		why=$(fetch_tree "$name" "${TREE_URLS[t]}" "$branch") || true
 		if [[ -n $why ]]; then
 			if git -C "$TREES_GIT" rev-parse -q --verify "refs/trees/$name" >/dev/null; then
@@ -132,6 +134,7 @@ main() {
 		for ((i = 0; i < ${#patches[@]}; i++)); do
 			p=${patches[i]}
 			[[ " ${owner_of[i]} " == *" $name "* ]] || continue
+			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 			if conflicts=$(try_apply "$tidx" "$p"); then
 				rows+=("$name|$branch|$(short "$p")|applies")
 				continue
@@ -143,9 +146,12 @@ main() {
 			for ((j = 0; j < i; j++)); do
 				q=${patches[j]}
 				[[ " ${owner_of[j]} " == *" $name "* ]] && continue
+				# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 				comm -12 <(touched "$p") <(touched "$q") | grep -q . || continue
+				# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 				try_apply "$tidx.with" "$q" >/dev/null && deps+="$(short "$q") (${owner_of[j]:-no tree}), "
 			done
+			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 			if [[ -n $deps ]] && try_apply "$tidx.with" "$p" >/dev/null; then
 				deps=${deps%, }
 				rows+=("$name|$branch|$(short "$p")|needs $deps")
