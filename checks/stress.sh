@@ -211,10 +211,12 @@ main() {
 	# The sanitizers skew the cost figures: fewer samples there, the
 	# figures come from the boot config.
 	# Two CPUs: the concurrency test's threads race inside the wrapper.
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	boot debug "$kernel" "$OUT/debug.cpio" 2 COST_SAMPLES=300 || rc=$?
 	if [[ -n $boot_kernel ]]; then
 		"$WF_HOME/qemu-boot/mkinitramfs.sh" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost"
 		RUNS+=(boot)
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		boot boot "$boot_kernel" "$OUT/boot.cpio" 1 || {
 			r=$?
 			[[ $r -gt $rc ]] && rc=$r

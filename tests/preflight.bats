@@ -47,7 +47,7 @@ tree_of() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"preflight: FORCE=1: overriding the validation check: 1 of 6 commit(s) lack a passing result, first patch 6/6 (tree $(tree_of 6)) checkpatch: missing, boot: missing (run: make validate)"* ]]
-	[ -e "$WF_TOP/out/submit/v1/0006-"*.eml ]
+	[ "$(find "$WF_TOP/out/submit/v1" -maxdepth 1 -name '0006-*.eml' | wc -l)" -eq 1 ]
 }
 
 @test "preflight: the cover letter of the previous revision refuses; a new one passes" {

@@ -9,12 +9,20 @@ setup() {
 	pass_validation
 }
 
+# use_checkout DIR CACHE: the rest of the test runs on the checkout DIR
+# with the cache CACHE (a function, like setup_fixture: shellcheck takes
+# an export in a test for one a later test would lose).
+use_checkout() {
+	export WF_TOP=$1 WF_CACHE=$2
+	export WF_REPO=$WF_CACHE/linux
+}
+
 @test "submit: v1 is a threaded cover + 5 patches, per-patch Cc, base-commit and change-id" {
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	dir=$WF_TOP/out/submit/v1
-	[ "$(ls "$dir"/*.eml | wc -l)" -eq 6 ]
+	[ "$(find "$dir" -maxdepth 1 -name '*.eml' | wc -l)" -eq 6 ]
 	[[ $output == *"[PATCH 0/5] sysctl: Bring back sysctl(2) as a compatibility wrapper"* ]]
 	[[ $output == *"[PATCH 5/5] sysctl: Initialise one"* ]]
 	cover=$(ls "$dir"/0000-*.eml)
@@ -109,8 +117,7 @@ setup() {
 	clone=$BATS_TEST_TMPDIR/clone
 	mkdir "$clone"
 	cp -r "$WF_TOP/branches.txt" "$WF_TOP/patches" "$WF_TOP/cover-letters" "$clone/"
-	export WF_TOP=$clone WF_CACHE=$BATS_TEST_TMPDIR/fresh-cache
-	export WF_REPO=$WF_CACHE/linux
+	use_checkout "$clone" "$BATS_TEST_TMPDIR/fresh-cache"
 	"$TOOLS/rebuild.sh"
 	pass_validation
 	run "$TOOLS/submit.sh"

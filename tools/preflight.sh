@@ -113,6 +113,7 @@ check_identities() {
 	people=$(messages "$dir")
 	while IFS=$'\t' read -r n subj role addr; do
 		[[ -n $n ]] || continue
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		reserved_domain "$addr" >/dev/null || continue
 		bad=$((bad + 1))
 		[[ -n $first ]] || first="patch $n '$subj': $role $addr"
@@ -141,6 +142,7 @@ main() {
 	[[ -f $dir/record && -f $dir/cover.txt ]] ||
 		bad_input "$dir is not a revision written by tools/submit.sh (no record or cover.txt)"
 	compgen -G "$dir/*.eml" >/dev/null || bad_input "$dir has no messages (*.eml)"
+	# shellcheck disable=SC2310 # record_field is one pipeline; its output is the answer
 	[[ -n $(record_field "$dir/record" trees) && -n $(record_field "$dir/record" revision) ]] ||
 		bad_input "$dir/record has no revision or trees: write it with tools/submit.sh"
 	for check in check_validation check_cover check_identities; do

@@ -141,9 +141,11 @@ take_authorship() {
 	for c in $(b4_git rev-list --reverse "$B4_BASE..HEAD"); do
 		author=$(b4_git log -1 --format='%an <%ae>' "$c")
 		msg=$(b4_git log -1 --format=%B "$c")
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		if reserved_domain "$author" >/dev/null; then
 			n=$((n + 1))
 			msg=$(while IFS= read -r line; do
+				# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 				[[ $line == 'Signed-off-by: '* ]] && reserved_domain "$line" >/dev/null && continue
 				printf '%s\n' "$line"
 			done <<<"$msg")
@@ -191,16 +193,21 @@ restore_sent_tags() {
 	for k in $(sent_revisions); do
 		tag=sent/$TOPIC_NAME-v$k rec=cover-letters/sent/v$k
 		want=$(sent_field "$k" tip-tree)
+		# shellcheck disable=SC2310 # b4_git is one git command
 		have=$(b4_git rev-parse -q --verify "refs/tags/$tag^{tree}" || true)
 		[[ -n $have && ( -z $want || $have == "$want" ) ]] && continue
 		base=$(sent_field "$k" base-commit)
 		[[ $base =~ ^[0-9a-f]{40}$ ]] || die "$rec/record: no base-commit"
+		# shellcheck disable=SC2310 # b4_git is one git command, sent_field one pipeline
 		b4_git cat-file -e "$base^{commit}" 2>/dev/null ||
 			b4_git fetch -q --no-tags "$WF_REPO" "+refs/tags/$(sent_field "$k" base-tag):refs/wf/sent-base" 2>/dev/null || true
+		# shellcheck disable=SC2310 # b4_git is one git command
 		b4_git cat-file -e "$base^{commit}" 2>/dev/null ||
 			die "$rec: its base $(sent_field "$k" base-tag) ($base) is not in $WF_REPO (import it: make base)"
 		b4_git checkout -q --detach "$base"
+		# shellcheck disable=SC2310 # b4_git is one git command
 		if ! b4_git am -q -s "$SENT_DIR/v$k/patches.mbox" >>"$B4_LOG" 2>&1; then
+			# shellcheck disable=SC2310 # b4_git is one git command
 			b4_git am --abort >/dev/null 2>&1 || true
 			b4_git checkout -q "$TOPIC_NAME"
 			die "$rec/patches.mbox does not apply to its base $base (log: $B4_LOG)"
@@ -416,7 +423,9 @@ print_table() {
 	printf '%-3s %-72s %3s %3s\n' '#' 'subject' 'To' 'Cc'
 	for f in "$dir"/*.eml; do
 		subj=$(eml_header "$f" Subject)
+		# shellcheck disable=SC2310 # eml_header is one pipeline; || true is for grep -c finding none
 		to=$(eml_header "$f" To | tr ',' '\n' | grep -c @ || true)
+		# shellcheck disable=SC2310 # eml_header is one pipeline; || true is for grep -c finding none
 		cc=$(eml_header "$f" Cc | tr ',' '\n' | grep -c @ || true)
 		printf '%-3s %-72s %3s %3s\n' "$(printf '%02d' "$n")" "${subj:0:72}" "$to" "$cc"
 		n=$((n + 1))
@@ -448,6 +457,7 @@ main() {
 	base=$(package_version)
 	base=$(base_ref "$base")
 	BASE_REF=$base
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "$base" >/dev/null ||
 		die "no base $base in $WF_REPO (run: make rebuild)"
 	# shellcheck disable=SC2310 # repo_git is one git command

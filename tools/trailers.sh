@@ -110,16 +110,20 @@ main() {
 	parse_branches
 	topic=$TOPIC_NAME
 	base=$(base_ref "$(package_version)")
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
+	# shellcheck disable=SC2310 # its output is the answer; it does not rely on set -e
 	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/sent/: nothing to take replies to"
 
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # expand now: tmp is local
 	trap "rm -rf '$tmp'" EXIT
 	sent_ids >"$tmp/ids"
+	# shellcheck disable=SC2310 # replies is one python3 command
 	ids=$(replies "$mbox" "$tmp/ids") || die "cannot read the mailbox $mbox"
 	[[ -n $ids ]] || die "no Reviewed-by/Acked-by/Tested-by in $mbox in reply to a revision recorded in cover-letters/sent/"
 
@@ -166,6 +170,7 @@ main() {
 				reported=$((reported + 1))
 				continue
 			fi
+			# shellcheck disable=SC2310 # repo_git is one git command
 			if repo_git log -1 --format=%B "${commits[i]}" | grep -qixF "$trailer" ||
 				[[ $'\n'${add[$i]:-} == *$'\n'"$trailer"$'\n'* ]]; then
 				printf '  = %-28s %s: already there\n' "$where" "$trailer"
