@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# Crash safety: each recovery path of the tools, on the state a killed run
+# leaves, on a fixture series.
+
+load test_helper
+
+# make_faults_series: six commits on the fixture topic, exported and
+# rebuilt (so that the branch has rebuild's commit ids).
+make_faults_series() {
+	local i
+	"$TOOLS/rebuild.sh" 2>/dev/null
+	for i in 1 2 3 4 5 6; do
+		commit_in_repo "kernel/f$i.c" "int f$i;\n" "sysctl: Add f$i.c"
+	done
+	"$TOOLS/export.sh" 2>/dev/null
+	"$TOOLS/rebuild.sh" 2>/dev/null
+}
+
+# mark_killed_run NAME [KEY=VALUE...]: the marker a killed run of NAME
+# leaves in the cache.
+mark_killed_run() {
+	local name=$1
+	shift
+	printf 'pid 4242, started 2026-01-01 00:00:00\n' >"$WF_CACHE/$name.run"
+	[[ $# -eq 0 ]] || printf '%s\n' "$@" >>"$WF_CACHE/$name.run"
+}
+
+setup() {
+	setup_fixture
+	make_faults_series
+}
+
+@test "rebuild: a run killed in git am is cleaned up and gives the same commits" {
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	scratch=$WF_CACHE/rebuild-tree
+	# The state a SIGKILL in the middle of git am leaves in the scratch
+	# worktree: an am session, a stale index.lock, a half-applied file.
+	git -C "$scratch" checkout -q --detach refs/tags/base/6.1.99-1
+	git -C "$scratch" am -q "$WF_TOP"/patches/000[1-3]*.patch "$WF_TOP/patches/0001-sysctl-Add-f1.c.patch" 2>/dev/null || true
+	[ -d "$WF_REPO/.git/worktrees/rebuild-tree/rebase-apply" ]
+	touch "$WF_REPO/.git/worktrees/rebuild-tree/index.lock"
+	echo half >"$scratch/kernel/f5.c"
+	mark_killed_run rebuild phase=apply
+	run "$TOOLS/rebuild.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'cleaning up' <<<"$output")" -eq 1 ]
+	[[ $output == *"rebuild: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/rebuild-tree/index.lock; dropped the git am in progress in rebuild-tree"* ]]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
+	[ ! -e "$WF_CACHE/rebuild.run" ]
+	[ -z "$(git -C "$scratch" status --porcelain --ignored)" ]
+	# The next run has nothing to clean.
+	run "$TOOLS/rebuild.sh"
+	[[ $output != *"cleaning up"* ]]
+}
+
+@test "rebuild: a run killed while checking out the work tree is finished" {
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	# Killed in move_branch's checkout: the work tree half-way from the
+	# base to the new tip, with git's index.lock.
+	git -C "$WF_REPO" checkout -q --detach refs/tags/base/6.1.99-1
+	echo 'int f1;' >"$WF_REPO/kernel/f1.c"
+	touch "$WF_REPO/.git/index.lock"
+	mark_killed_run rebuild phase=finish "old=$tip" "new=$tip"
+	run "$TOOLS/rebuild.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"rebuild: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/index.lock; finished the checkout of its new tip in the work tree $WF_REPO"* ]]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
+	[ "$(git -C "$WF_REPO" symbolic-ref HEAD)" = refs/heads/fixture-topic ]
+	[ -z "$(git -C "$WF_REPO" status --porcelain)" ]
+}
+
+@test "rebuild: killed between the two refs, the next run needs no FORCE" {
+	old=$(git -C "$WF_REPO" rev-parse fixture-topic~1)
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	git -C "$WF_REPO" update-ref refs/wf/exported "$old"
+	mark_killed_run rebuild phase=finish "old=$old" "new=$tip"
+	run "$TOOLS/rebuild.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(git -C "$WF_REPO" rev-parse refs/wf/exported)" = "$tip" ]
+	# The run that recovers is killed too, before it moves the refs.
+	git -C "$WF_REPO" update-ref refs/wf/exported "$old"
+	mark_killed_run rebuild phase=apply "old=$old" "new=$tip"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 0 ]
+	[ "$(git -C "$WF_REPO" rev-parse refs/wf/exported)" = "$tip" ]
+	# Without the marker, the same refs are unexported changes.
+	git -C "$WF_REPO" update-ref refs/wf/exported "$old"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == *"branch fixture-topic has changes not exported to patches/"* ]]
+}
+
+@test "rebuild: a stale index.lock is removed; one a process holds is named" {
+	touch "$WF_REPO/.git/index.lock"
+	run "$TOOLS/rebuild.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"rebuild: cleaning up: removed the stale lock linux/.git/index.lock"* ]]
+	[ ! -e "$WF_REPO/.git/index.lock" ]
+	# A lock that a running process holds is not touched.
+	(exec 9>>"$WF_REPO/.git/index.lock"; sleep 30) &
+	holder=$!
+	sleep 0.5
+	run "$TOOLS/rebuild.sh"
+	kill "$holder"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "rebuild: error: $WF_REPO/.git/index.lock is held by a running process (pid "*"); wait for it to finish" ]]
+}
+
+@test "rebuild: the user's own git am is kept and named, FORCE=1 discards it" {
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	# The user's am stops on a patch that is already applied.
+	git -C "$WF_REPO" -c user.name=U -c user.email=u@example.org \
+		am -q "$WF_TOP/patches/0006-sysctl-Add-f6.c.patch" 2>/dev/null || true
+	[ -d "$WF_REPO/.git/rebase-apply" ]
+	run "$TOOLS/rebuild.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "rebuild: error: a git am is in progress in $WF_REPO (not started by rebuild); finish it with 'git -C $WF_REPO am --continue', drop it with 'git -C $WF_REPO am --abort', or discard it with 'make rebuild FORCE=1'" ]]
+	[ -d "$WF_REPO/.git/rebase-apply" ]
+	# What the issue saw: an am, a stale index.lock and a half-applied
+	# file.  FORCE=1 gets out of it with no hand repair.
+	touch "$WF_REPO/.git/index.lock"
+	echo 'int half;' >"$WF_REPO/kernel/f6.c"
+	run "$TOOLS/rebuild.sh" -f
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"rebuild: discarded the git am in progress in $WF_REPO and its changes to the work tree (FORCE=1)"* ]]
+	[ ! -d "$WF_REPO/.git/rebase-apply" ]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
+	[ -z "$(git -C "$WF_REPO" status --porcelain)" ]
+}
