@@ -134,3 +134,26 @@ setup() {
 	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
 	[ -z "$(git -C "$WF_REPO" status --porcelain)" ]
 }
+
+@test "base: a half-imported base is removed and imported again; the tag comes last" {
+	first=$(git -C "$WF_REPO" rev-parse refs/tags/base/6.1.99-1)
+	git -C "$WF_REPO" update-ref -d refs/tags/base/6.1.99-1
+	# Killed while unpacking: part of the tree, no tag.
+	mkdir -p "$WF_CACHE/base-import/kernel"
+	echo half >"$WF_CACHE/base-import/kernel/sysctl.c"
+	touch "$WF_CACHE/base-import.index"
+	mark_killed_run base "phase=import 6.1.99-1"
+	run "$TOOLS/base.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"base: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed base-import; removed base-import.index"* ]]
+	[ "$(git -C "$WF_REPO" rev-parse refs/tags/base/6.1.99-1)" = "$first" ]
+	[ ! -e "$WF_CACHE/base-import" ] && [ ! -e "$WF_CACHE/base.run" ]
+	# A failed import leaves no tag.
+	git -C "$WF_REPO" update-ref -d refs/tags/base/6.1.99-1
+	echo 'not xz' >"$WF_SRC_DIR/linux-source-6.1.tar.xz"
+	run "$TOOLS/base.sh"
+	[ "$status" -eq 1 ]
+	! git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.99-1
+	[ ! -e "$WF_CACHE/base-import" ]
+}
