@@ -157,3 +157,21 @@ setup() {
 	! git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.99-1
 	[ ! -e "$WF_CACHE/base-import" ]
 }
+
+@test "export: a half-written patch directory is put back and written again" {
+	printf 'About these patches.\n' >"$WF_TOP/patches/README.md"
+	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/before"
+	# Killed between the two renames: the old directory aside, the new
+	# one half-written.
+	mv "$WF_TOP/patches" "$WF_TOP/.patches.export-old"
+	mkdir "$WF_TOP/.patches.export-new"
+	echo half >"$WF_TOP/.patches.export-new/0001-sysctl-Add-f1.c.patch"
+	mark_killed_run export phase=swap
+	run "$TOOLS/export.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"export: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): restored patches/ from .patches.export-old; removed the half-written .patches.export-new"* ]]
+	[[ ${lines[-1]} == "export: wrote 6 patch(es) to patches/ (0 file(s) changed)" ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches"
+	[ -z "$(ls -A "$WF_TOP" | grep export)" ]
+}
