@@ -175,3 +175,26 @@ setup() {
 	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches"
 	[ -z "$(ls -A "$WF_TOP" | grep export)" ]
 }
+
+@test "other-base: a run killed in git am is cleaned up and gives the same result" {
+	mkdir -p "$BATS_TEST_TMPDIR/other"
+	cp -p "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
+	export WF_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
+	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
+	[ "$status" -eq 0 ]
+	reference=$(grep -v '^base: ' <<<"$output")
+	head=$(git -C "$WF_CACHE/other-base/linux" rev-parse HEAD)
+	# Killed in git am, with its scratch files still there.
+	tree=$WF_CACHE/other-base/linux
+	git -C "$tree" checkout -q --detach refs/tags/base/6.1.98-1
+	git -C "$tree" am -q "$WF_TOP/patches/0001-sysctl-Add-f1.c.patch" "$WF_TOP/patches/0001-sysctl-Add-f1.c.patch" 2>/dev/null || true
+	touch "$WF_REPO/.git/worktrees/linux/index.lock"
+	mkdir -p "$WF_CACHE/other-base/tmp"
+	mark_killed_run other-base
+	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"other-base: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed its scratch files other-base/tmp; removed the stale lock linux/.git/worktrees/linux/index.lock; dropped the git am in progress in other-base/linux"* ]]
+	[ "$(grep -v -e '^base: ' -e 'cleaning up' <<<"$output")" = "$reference" ]
+	[ "$(git -C "$tree" rev-parse HEAD)" = "$head" ]
+}
