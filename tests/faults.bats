@@ -198,3 +198,23 @@ setup() {
 	[ "$(grep -v -e '^base: ' -e 'cleaning up' <<<"$output")" = "$reference" ]
 	[ "$(git -C "$tree" rev-parse HEAD)" = "$head" ]
 }
+
+@test "bisect-run: a killed bisection is ended and bisected again" {
+	export WF_BISECT_BUILD=true
+	export WF_BISECT_BOOT='! test -e "$SRC/kernel/f4.c"'
+	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
+	[ "$status" -eq 0 ]
+	reference=${lines[-1]}
+	[[ $reference == "first bad commit: "*" sysctl: Add f4.c" ]]
+	# Killed in git bisect run, in the middle of a checkout.
+	tree=$WF_CACHE/bisect/linux
+	git -C "$tree" bisect start fixture-topic refs/tags/base/6.1.99-1 >/dev/null
+	touch "$WF_REPO/.git/worktrees/linux/index.lock"
+	echo half >"$tree/kernel/f6.c"
+	mark_killed_run bisect
+	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux"* ]]
+	[ "${lines[-1]}" = "$reference" ]
+}
