@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
-# Crash safety: each recovery path of the tools, on the state a killed run
-# leaves, on a fixture series.
+# Crash safety: each recovery path of rebuild, base, export, other-base
+# and bisect, on the state a killed run leaves; then tools/faults.sh (kill
+# every command at random moments, run it again, compare) with small
+# counts on a fixture series.
 
 load test_helper
 
@@ -217,4 +219,36 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux"* ]]
 	[ "${lines[-1]}" = "$reference" ]
+}
+
+@test "faults: every command recovers from every kill on the fixture series" {
+	run "$TOOLS/faults.sh" -s 7 -k 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"cache $WF_CACHE (WF_CACHE), seed 7, 2 kill(s) per command: rebuild base export other-base bisect"* ]]
+	for row in rebuild base export other-base bisect; do
+		grep -qE "^$row +\| 2 +\| 2/2 +\| 2/2$" <<<"$output"
+	done
+	# The checkout's own patches were not written: faults works on a copy.
+	[ -z "$(find "$WF_TOP/patches" -newer "$WF_CACHE/faults/top/branches.txt")" ]
+}
+
+@test "faults: a tool that skips its cleanup makes a row short and the run fail" {
+	WF_TEST_NO_RECOVERY=1 run "$TOOLS/faults.sh" -s 3 -k 5 rebuild export
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -qE '^(rebuild|export) +\| 5 +\| [0-4]/5 ' <<<"$output"
+	[[ ${lines[-1]} == "faults: a command did not recover from every kill: see $WF_CACHE/faults/log.txt" ]]
+}
+
+@test "faults: never the workflow's cache unless WF_CACHE names it" {
+	unset WF_CACHE
+	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg
+	run "$TOOLS/faults.sh" -k x
+	[ "$status" -eq 1 ]
+	[[ $output == *"KILLS 'x' is not a number"* ]]
+	run "$TOOLS/faults.sh" -k 0 base
+	echo "$output"
+	[[ ${lines[0]} == "faults: cache $XDG_CACHE_HOME/sysctl-wf-faults (WF_CACHE), seed 1, 0 kill(s) per command: base" ]]
+	[ ! -e "$XDG_CACHE_HOME/sysctl-wf" ]
 }
