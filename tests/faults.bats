@@ -247,8 +247,11 @@ setup() {
 	run "$TOOLS/faults.sh" -k x
 	[ "$status" -eq 1 ]
 	[[ $output == *"KILLS 'x' is not a number"* ]]
-	run "$TOOLS/faults.sh" -k 0 base
+	run "$TOOLS/faults.sh" -n -k 0 base
 	echo "$output"
+	[ "$status" -eq 0 ]
 	[[ ${lines[0]} == "faults: cache $XDG_CACHE_HOME/sysctl-wf-faults (WF_CACHE), seed 1, 0 kill(s) per command: base" ]]
 	[ ! -e "$XDG_CACHE_HOME/sysctl-wf" ]
+	# -n: no warm-up run.
+	[ ! -e "$XDG_CACHE_HOME/sysctl-wf-faults/faults/base/warm-up.out" ]
 }

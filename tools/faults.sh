@@ -3,11 +3,11 @@
 # and check that its next run recovers by itself and gives the result of
 # an uninterrupted run.
 #
-#   tools/faults.sh [-s SEED] [-k KILLS] [COMMAND...]
+#   tools/faults.sh [-s SEED] [-k KILLS] [-n] [COMMAND...]
 #
 # COMMAND: rebuild, base, export, other-base, bisect (default: all, in
-# that order).  For each: after a first run that warms the cache up, an
-# uninterrupted run gives the reference result
+# that order).  For each: after a first run that warms the cache up (-n:
+# none, the cache is warm), an uninterrupted run gives the reference result
 # (commit ids, tree of files, printed result) and its duration; then
 # KILLS times (default 20): start the command in a process group of its
 # own, send SIGKILL, SIGTERM or SIGINT (chosen by the seed) to the group
@@ -43,7 +43,7 @@ ALL_ROWS=(rebuild base export other-base bisect)
 SIGNALS=(KILL TERM INT)
 
 usage() {
-	echo "usage: $0 [-s SEED] [-k KILLS] [${ALL_ROWS[*]}]..." >&2
+	echo "usage: $0 [-s SEED] [-k KILLS] [-n] [${ALL_ROWS[*]}]..." >&2
 	exit 2
 }
 
@@ -210,9 +210,11 @@ run_row() {
 	run_fn "$row" cmd
 	# A first run warms the cache up (worktrees, objects), so that the
 	# reference run measures the duration of the runs that get killed.
-	run_fn "$row" prepare
-	"${CMD[@]}" >"$dir/warm-up.out" 2>"$dir/warm-up.err" ||
-		die "the uninterrupted run of $row failed (see $dir/warm-up.err)"
+	if [[ $WARM_UP -eq 1 ]]; then
+		run_fn "$row" prepare
+		"${CMD[@]}" >"$dir/warm-up.out" 2>"$dir/warm-up.err" ||
+			die "the uninterrupted run of $row failed (see $dir/warm-up.err)"
+	fi
 	run_fn "$row" prepare
 	t0=$(now_ms)
 	"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" ||
@@ -269,11 +271,12 @@ copy_top() {
 main() {
 	local seed=${SEED:-1} row rc=0
 	local -a rows
-	KILLS=${KILLS:-20}
-	while getopts 's:k:' opt; do
+	KILLS=${KILLS:-20} WARM_UP=1
+	while getopts 's:k:n' opt; do
 		case $opt in
 		s) seed=$OPTARG ;;
 		k) KILLS=$OPTARG ;;
+		n) WARM_UP=0 ;;
 		*) usage ;;
 		esac
 	done
