@@ -100,7 +100,7 @@ setup() {
 	run "$TOOLS/rebuild.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"rebuild: cleaning up: removed the stale lock linux/.git/index.lock"* ]]
+	[[ $output == *"rebuild: cleaning up what an interrupted run left: removed the stale lock linux/.git/index.lock"* ]]
 	[ ! -e "$WF_REPO/.git/index.lock" ]
 	# A lock that a running process holds is not touched.
 	(exec 9>>"$WF_REPO/.git/index.lock"; sleep 30) &
@@ -143,12 +143,12 @@ setup() {
 	# Killed while unpacking: part of the tree, no tag.
 	mkdir -p "$WF_CACHE/base-import/kernel"
 	echo half >"$WF_CACHE/base-import/kernel/sysctl.c"
-	touch "$WF_CACHE/base-import.index"
+	touch "$WF_CACHE/base-import.index" "$WF_CACHE/base-import.index.lock"
 	mark_killed_run base "phase=import 6.1.99-1"
 	run "$TOOLS/base.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"base: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed base-import; removed base-import.index"* ]]
+	[[ $output == *"base: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed base-import; removed base-import.index; removed base-import.index.lock"* ]]
 	[ "$(git -C "$WF_REPO" rev-parse refs/tags/base/6.1.99-1)" = "$first" ]
 	[ ! -e "$WF_CACHE/base-import" ] && [ ! -e "$WF_CACHE/base.run" ]
 	# A failed import leaves no tag.

@@ -16,15 +16,16 @@ IMPORT=$WF_CACHE/base-import
 
 # cleanup: on exit, failed or not, the import's scratch files go.
 cleanup() {
-	rm -rf "$IMPORT" "$IMPORT.index"
+	rm -rf "$IMPORT" "$IMPORT.index" "$IMPORT.index.lock"
 	wf_run_end
 }
 
 # clean_interrupted_import: remove what a killed run left: the unpacked
-# tree, its index, a half-made repo, a stale lock on the tags.
+# tree, its index and the index's lock, a half-made repo, a stale lock
+# on the tags.
 clean_interrupted_import() {
 	local f
-	for f in "$IMPORT" "$IMPORT.index" "$WF_REPO.init"; do
+	for f in "$IMPORT" "$IMPORT.index" "$IMPORT.index.lock" "$WF_REPO.init"; do
 		[[ -e $f ]] || continue
 		rm -rf "$f"
 		wf_repaired "removed ${f#"$WF_CACHE"/}"
@@ -82,7 +83,9 @@ main() {
 	ref=$(base_ref "$ver")
 	wf_lock base
 	wf_run_begin base
-	wf_recovering && clean_interrupted_import
+	# Under the lock, the scratch files are a dead run's, with or without
+	# its marker (a signal in the EXIT trap can remove the marker first).
+	wf_no_recovery || clean_interrupted_import
 	wf_report_repairs last
 	[[ -d $WF_REPO/.git ]] || init_repo
 	if ! repo_git rev-parse -q --verify "$ref^{commit}" >/dev/null; then

@@ -75,7 +75,7 @@ bisect() {
 	wf_lock bisect
 	wf_run_begin bisect
 	recover_worktree "$BISECT_TREE"
-	if [[ -e $WF_CACHE/bisect/bisect.log.tmp ]] && wf_recovering; then
+	if [[ -e $WF_CACHE/bisect/bisect.log.tmp ]] && ! wf_no_recovery; then
 		rm -f "$WF_CACHE/bisect/bisect.log.tmp"
 		wf_repaired "removed the half-written bisect/bisect.log.tmp"
 	fi

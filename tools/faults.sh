@@ -54,7 +54,7 @@ usage() {
 # a run that succeeded, none of it may be there.
 leftovers() {
 	local f gitdir
-	for f in "$WF_CACHE"/*.run "$WF_CACHE/base-import" "$WF_CACHE/base-import.index" \
+	for f in "$WF_CACHE"/*.run "$WF_CACHE"/base-import* \
 		"$WF_REPO.init" "$WF_CACHE/other-base/tmp" "$WF_CACHE/bisect/bisect.log.tmp" \
 		"$WF_TOP"/.*.export-*; do
 		[[ -e $f ]] && printf 'left: %s\n' "$f"

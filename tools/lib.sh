@@ -130,7 +130,10 @@ patch_files() {
 # progress, $WF_CACHE/<command>.run, removed when it ends.  A marker found
 # at the start is an interrupted run: the command cleans up what that run
 # left (its scratch worktree, its temporary files, its lock files) and says
-# so in one line.  WF_TEST_NO_RECOVERY=1 skips that cleanup, to show that
+# so in one line.  Scratch files under fixed names of the command's own are
+# a dead run's whenever the command holds its lock, marker or not (a
+# signal during an EXIT trap can remove the marker before them): they are
+# cleaned up too.  WF_TEST_NO_RECOVERY=1 skips that cleanup, to show that
 # tools/faults.sh notices a tool that does not recover.
 
 # wf_lock NAME: hold $WF_CACHE/NAME.lock until this process and its
@@ -205,7 +208,7 @@ wf_report_repairs() {
 	if [[ -n $WF_PREV_RUN ]]; then
 		info "cleaning up an interrupted run ($WF_PREV_RUN): ${what%; }"
 	else
-		info "cleaning up: ${what%; }"
+		info "cleaning up what an interrupted run left: ${what%; }"
 	fi
 	WF_REPAIRED=() WF_REPORTED=1
 }

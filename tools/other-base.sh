@@ -78,7 +78,7 @@ main() {
 	wf_lock other-base
 	wf_run_begin other-base
 	tmp=$SCRATCH_DIR
-	if [[ -e $tmp ]] && wf_recovering; then
+	if [[ -e $tmp ]] && ! wf_no_recovery; then
 		rm -rf "$tmp"
 		wf_repaired "removed its scratch files ${tmp#"$WF_CACHE"/}"
 	fi
