@@ -211,13 +211,13 @@ setup() {
 	# Killed in git bisect run, in the middle of a checkout.
 	tree=$WF_CACHE/bisect/linux
 	git -C "$tree" bisect start fixture-topic refs/tags/base/6.1.99-1 >/dev/null
-	touch "$WF_REPO/.git/worktrees/linux/index.lock"
+	touch "$WF_REPO/.git/worktrees/linux/index.lock" "$WF_REPO/.git/worktrees/linux/BISECT_EXPECTED_REV.lock"
 	echo half >"$tree/kernel/f6.c"
 	mark_killed_run bisect
 	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux"* ]]
+	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/linux/BISECT_EXPECTED_REV.lock; removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux"* ]]
 	[ "${lines[-1]}" = "$reference" ]
 }
 

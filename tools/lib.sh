@@ -261,12 +261,13 @@ drop_worktree() {
 }
 
 # recover_worktree DIR: clean what a killed run left in DIR, a worktree of
-# the cache repo owned by the tools: a half-made worktree (removed), a
-# stale index.lock, a git am, rebase or bisect in progress, and, after an
+# the cache repo owned by the tools: a half-made worktree (removed), stale
+# lock files, a git am, rebase or bisect in progress, and, after an
 # interrupted run, changed and untracked files (git clean reads the whole
 # tree, so only then).
 recover_worktree() {
 	local dir gitdir top found=0
+	local -a locks
 	wf_no_recovery && return 0
 	dir=$(realpath -m "$1")
 	[[ -e $dir ]] || return 0
@@ -277,8 +278,13 @@ recover_worktree() {
 		return 0
 	fi
 	gitdir=$(git -C "$dir" rev-parse --absolute-git-dir)
-	[[ -e $gitdir/index.lock || -e $gitdir/HEAD.lock ]] && found=1
-	remove_stale_locks "$gitdir/index.lock" "$gitdir/HEAD.lock"
+	# Its own lock files: index.lock, HEAD.lock, BISECT_EXPECTED_REV.lock,
+	# refs/bisect/*.lock...
+	mapfile -t locks < <(find "$gitdir" -name '*.lock' | LC_ALL=C sort)
+	if [[ ${#locks[@]} -gt 0 ]]; then
+		remove_stale_locks "${locks[@]}"
+		found=1
+	fi
 	if [[ -d $gitdir/rebase-apply || -d $gitdir/rebase-merge ]]; then
 		rm -rf "$gitdir/rebase-apply" "$gitdir/rebase-merge"
 		wf_repaired "dropped the git am in progress in ${dir#"$WF_CACHE"/}"
