@@ -82,6 +82,11 @@ other-base:
 bisect:
 	@tools/bisect-run.sh start "$(GOOD)" "$(BAD)"
 
+## faults: kill each command at SEED-chosen moments (KILLS= per command, default 20), re-run, compare (long; not in all)
+.PHONY: faults
+faults:
+	@tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(ROWS)
+
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
 	@tests/run.sh

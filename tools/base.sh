@@ -4,18 +4,39 @@
 # Unpacks /usr/src/<package>.tar.xz once per installed package version
 # and commits every file of it (Debian's top-level .gitignore would hide
 # most of them from a plain "git add") under the tag base/<version>.
-# Prints the base ref on stdout.
+# Prints the base ref on stdout.  The unpacked tree and its index live in
+# $WF_CACHE/base-import until the commit exists; the tag is made last, so
+# it only ever names a complete import.  What a killed import left is
+# removed by the next run.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+IMPORT=$WF_CACHE/base-import
+
+# cleanup: on exit, failed or not, the import's scratch files go.
 cleanup() {
-	[[ -n ${TMPDIR_IMPORT:-} ]] && rm -rf "$TMPDIR_IMPORT" "$TMPDIR_IMPORT.index"
-	return 0
+	rm -rf "$IMPORT" "$IMPORT.index" "$IMPORT.index.lock"
+	wf_run_end
+}
+
+# clean_interrupted_import: remove what a killed run left: the unpacked
+# tree, its index and the index's lock, a half-made repo, a stale lock
+# on the tags.
+clean_interrupted_import() {
+	local f
+	for f in "$IMPORT" "$IMPORT.index" "$IMPORT.index.lock" "$WF_REPO.init"; do
+		[[ -e $f ]] || continue
+		rm -rf "$f"
+		wf_repaired "removed ${f#"$WF_CACHE"/}"
+	done
+	[[ -d $WF_REPO/.git ]] || return 0
+	remove_stale_locks "$WF_REPO/.git/packed-refs.lock" \
+		"$WF_REPO/.git/$(base_ref "$(package_version)").lock"
 }
 
 init_repo() {
-	local tmp=$WF_REPO.init.$$
+	local tmp=$WF_REPO.init
 	rm -rf "$tmp"
 	git init -q "$tmp"
 	git -C "$tmp" config core.autocrlf false
@@ -25,18 +46,19 @@ init_repo() {
 
 import_tarball() {
 	local ver=$1 ref=$2 index tree commit date
-	TMPDIR_IMPORT=$(mktemp -d "$WF_CACHE/import.XXXXXX")
+	wf_run_note "phase=import $ver"
+	mkdir "$IMPORT"
 	info "unpacking $TOPIC_TARBALL ($TOPIC_PACKAGE $ver)"
-	tar -xJf "$TOPIC_TARBALL" -C "$TMPDIR_IMPORT" --strip-components=1 ||
+	tar -xJf "$TOPIC_TARBALL" -C "$IMPORT" --strip-components=1 ||
 		die "cannot unpack $TOPIC_TARBALL"
 	info "committing the unpacked tree"
-	index=$TMPDIR_IMPORT.index
+	index=$IMPORT.index
 	# -f: take every file, whatever the tarball's .gitignore files say.
-	GIT_INDEX_FILE=$index git -C "$WF_REPO" --work-tree="$TMPDIR_IMPORT" add -f -A .
+	GIT_INDEX_FILE=$index git -C "$WF_REPO" --work-tree="$IMPORT" add -f -A .
 	tree=$(GIT_INDEX_FILE=$index git -C "$WF_REPO" write-tree)
 	rm -f "$index"
 	local nfiles ngit
-	nfiles=$(find "$TMPDIR_IMPORT" \( -type f -o -type l \) | wc -l)
+	nfiles=$(find "$IMPORT" \( -type f -o -type l \) | wc -l)
 	ngit=$(git -C "$WF_REPO" ls-tree -r "$tree" | wc -l)
 	[[ $nfiles -eq $ngit ]] ||
 		die "import of $TOPIC_TARBALL took $ngit of $nfiles files"
@@ -59,13 +81,19 @@ main() {
 	ver=$(package_version)
 	check_constraint "$ver"
 	ref=$(base_ref "$ver")
-	mkdir -p "$WF_CACHE"
+	wf_lock base
+	wf_run_begin base
+	# Under the lock, the scratch files are a dead run's, with or without
+	# its marker (a signal in the EXIT trap can remove the marker first).
+	wf_no_recovery || clean_interrupted_import
+	wf_report_repairs last
 	[[ -d $WF_REPO/.git ]] || init_repo
 	# shellcheck disable=SC2310 # repo_git is one git command
 	if ! repo_git rev-parse -q --verify "$ref^{commit}" >/dev/null; then
 		trap cleanup EXIT
 		import_tarball "$ver" "$ref"
 	fi
+	wf_run_end
 	printf '%s\n' "$ref"
 }
 

@@ -25,7 +25,9 @@
 #                    tree has it, initramfs, qemu-boot/run.sh)
 # Both run with bash -c, with SRC (the tree under test, default: the
 # current git work tree) and OUT (the build directory, default
-# $WF_CACHE/build/bisect-boot) exported.
+# $WF_CACHE/build/bisect-boot) exported.  A bisection that was killed
+# (its git bisect, a lock, a half-checked-out commit in the worktree) is
+# cleaned up by the next "start", which bisects again from scratch.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -73,19 +75,25 @@ bisect() {
 	repo_git rev-parse -q --verify "$bad^{commit}" >/dev/null || die "bad commit '$bad' not found in $WF_REPO"
 	good=$(repo_git rev-parse "$good^{commit}")
 	bad=$(repo_git rev-parse "$bad^{commit}")
-	if [[ ! -e $BISECT_TREE/.git ]]; then
-		repo_git worktree prune
-		mkdir -p "$(dirname "$BISECT_TREE")"
-		repo_git worktree add -q --detach "$BISECT_TREE" "$bad"
+	wf_lock bisect
+	wf_run_begin bisect
+	recover_worktree "$BISECT_TREE"
+	if [[ -e $WF_CACHE/bisect/bisect.log.tmp ]] && ! wf_no_recovery; then
+		rm -f "$WF_CACHE/bisect/bisect.log.tmp"
+		wf_repaired "removed the half-written bisect/bisect.log.tmp"
 	fi
+	wf_report_repairs last
+	scratch_worktree "$BISECT_TREE" "$bad"
 	git -C "$BISECT_TREE" bisect reset >/dev/null 2>&1 || true
 	git -C "$BISECT_TREE" bisect start "$bad" "$good" >/dev/null
 	out=$(cd "$BISECT_TREE" && git bisect run "$WF_HOME/tools/bisect-run.sh" 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -E '^bisect-run: |is the first bad commit|first bad commit could be any of|^[0-9a-f]{40}$' || true
 	first=$(git -C "$BISECT_TREE" rev-parse -q --verify refs/bisect/bad || true)
 	mkdir -p "$WF_CACHE/bisect"
-	git -C "$BISECT_TREE" bisect log >"$WF_CACHE/bisect/bisect.log" 2>/dev/null || true
+	git -C "$BISECT_TREE" bisect log >"$WF_CACHE/bisect/bisect.log.tmp" 2>/dev/null || true
+	mv -f "$WF_CACHE/bisect/bisect.log.tmp" "$WF_CACHE/bisect/bisect.log"
 	git -C "$BISECT_TREE" bisect reset >/dev/null 2>&1 || true
+	wf_run_end
 	if [[ $rc -ne 0 ]]; then
 		die "git bisect run failed (exit $rc): $(tail -n 1 <<<"$out")"
 	fi

@@ -7,13 +7,61 @@
 # this replaces <patchdir>/*.patch with "git format-patch" of base..branch.
 # The output does not depend on commit ids or the git version (zero
 # commit ids, no signature), so patches -> branch -> patches is
-# byte-stable.
+# byte-stable.  The new patch directory is written beside the old one
+# (.<dir>.export-new, with the old one's other files such as README.md)
+# and swapped in with two renames; a killed run leaves either the old
+# directory or the new one, and the next run restores the old one from
+# .<dir>.export-old if need be and writes the export again.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# recover_patch_dir DIR: undo what a killed export left beside DIR.
+recover_patch_dir() {
+	local dir=$1 new old
+	new=${dir%/*}/.${dir##*/}.export-new
+	old=${dir%/*}/.${dir##*/}.export-old
+	if [[ ! -e $dir && -d $old ]]; then
+		mv "$old" "$dir"
+		wf_repaired "restored ${dir#"$WF_TOP"/}/ from ${old#"$WF_TOP"/}"
+	fi
+	if [[ -e $new ]]; then
+		rm -rf "$new"
+		wf_repaired "removed the half-written ${new#"$WF_TOP"/}"
+	fi
+	if [[ -e $old ]]; then
+		rm -rf "$old"
+		wf_repaired "removed ${old#"$WF_TOP"/}"
+	fi
+}
+
+# count_changes OLD NEW: how many patch files differ between the two
+# directories (added, removed or changed).
+count_changes() {
+	local old=$1 new=$2 f changed=0
+	for f in "$new"/*.patch; do
+		[[ -e $f ]] || continue
+		cmp -s "$f" "$old/${f##*/}" || changed=$((changed + 1))
+	done
+	for f in "$old"/*.patch; do
+		[[ -e $f && ! -e $new/${f##*/} ]] && changed=$((changed + 1))
+	done
+	printf '%s\n' "$changed"
+}
+
+# swap_in DIR NEW: make NEW the directory DIR, keeping the old one until
+# the new one is in place.
+swap_in() {
+	local dir=$1 new=$2 old
+	old=${dir%/*}/.${dir##*/}.export-old
+	wf_run_note phase=swap
+	[[ ! -e $dir ]] || mv "$dir" "$old"
+	mv "$new" "$dir"
+	rm -rf "$old"
+}
+
 main() {
-	local base topic dir tmp n changed=0 f ver
+	local base topic dir new n changed f ver
 	parse_branches
 	topic=$TOPIC_NAME
 	dir=$WF_TOP/$TOPIC_PATCHDIR
@@ -25,29 +73,33 @@ main() {
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
-	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git merge-base --is-ancestor "$base" "refs/heads/$topic" ||
 		die "branch $topic is not based on $base"
-	tmp=$(mktemp -d)
-	# shellcheck disable=SC2064 # expand now: tmp is local
-	trap "rm -rf '$tmp'" EXIT
+	wf_lock export
+	wf_run_begin export
+	if ! wf_no_recovery; then
+		recover_patch_dir "$dir"
+		remove_stale_locks "$(repo_git rev-parse --path-format=absolute --git-common-dir)/refs/wf/exported.lock"
+	fi
+	wf_report_repairs last
+	new=${dir%/*}/.${dir##*/}.export-new
+	mkdir -p "${dir%/*}"
+	mkdir "$new"
+	# The directory's other files (README.md) go with it.
+	if [[ -d $dir ]]; then
+		for f in "$dir"/* "$dir"/.[!.]*; do
+			[[ -e $f && $f != *.patch ]] && cp -a "$f" "$new/"
+		done
+	fi
 	repo_git -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 		-c format.signOff=false -c format.coverLetter=false \
 		format-patch -q --zero-commit --no-signature --no-thread \
-		-o "$tmp" "$base..refs/heads/$topic"
-	n=$(find "$tmp" -name '*.patch' | wc -l)
-	mkdir -p "$dir"
-	for f in "$tmp"/*.patch; do
-		[[ -e $f ]] || continue
-		cmp -s "$f" "$dir/${f##*/}" || changed=$((changed + 1))
-	done
-	for f in "$dir"/*.patch; do
-		[[ -e $f && ! -e $tmp/${f##*/} ]] && changed=$((changed + 1))
-	done
-	# Replace only once everything was written.
-	find "$dir" -maxdepth 1 -name '*.patch' -delete
-	[[ $n -eq 0 ]] || mv "$tmp"/*.patch "$dir"/
+		-o "$new" "$base..refs/heads/$topic"
+	n=$(find "$new" -maxdepth 1 -name '*.patch' | wc -l)
+	changed=$(count_changes "$dir" "$new")
+	swap_in "$dir" "$new"
 	repo_git update-ref refs/wf/exported "refs/heads/$topic"
+	wf_run_end
 	info "wrote $n patch(es) to $TOPIC_PATCHDIR/ ($changed file(s) changed)"
 }
 

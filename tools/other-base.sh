@@ -16,12 +16,15 @@
 # $WF_CACHE/other-base/linux and built in the boot config (checks/build.sh
 # -s that worktree -o $WF_CACHE/build/other-<version>; WF_OTHER_BUILD
 # overrides the command, run with SRC and OUT exported).  -n: no build.
-# Exit status 1 when a patch needs rework or the build fails.
+# Exit status 1 when a patch needs rework or the build fails.  Its scratch
+# files are in $WF_CACHE/other-base/tmp; what a killed run left there and
+# in the worktree (a git am, a lock) is cleaned up by the next run.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 OTHER_TREE=${WF_OTHER_TREE:-$WF_CACHE/other-base/linux}
+SCRATCH_DIR=$WF_CACHE/other-base/tmp
 
 usage() {
 	echo "usage: $0 [-n] [-V VERSION] VERSION|FILE.deb|FILE.tar.xz" >&2
@@ -72,9 +75,18 @@ main() {
 	src=$1
 	parse_branches
 	mapfile -t patches < <(patch_files)
-	tmp=$(mktemp -d)
-	# shellcheck disable=SC2064 # expand now: tmp is local
-	trap "rm -rf '$tmp'" EXIT
+	wf_lock other-base
+	wf_run_begin other-base
+	tmp=$SCRATCH_DIR
+	if [[ -e $tmp ]] && ! wf_no_recovery; then
+		rm -rf "$tmp"
+		wf_repaired "removed its scratch files ${tmp#"$WF_CACHE"/}"
+	fi
+	recover_worktree "$OTHER_TREE"
+	wf_report_repairs last
+	mkdir -p "${tmp%/*}"
+	mkdir "$tmp"
+	trap 'rm -rf "$SCRATCH_DIR"' EXIT
 	case $src in
 	*.deb)
 		[[ -r $src ]] || die "$src not found"
@@ -83,7 +95,8 @@ main() {
 	*.tar.xz)
 		[[ -r $src ]] || die "$src not found"
 		[[ -n $ver ]] || die "-V VERSION is needed with a tarball"
-		cp "$src" "$tmp/$TOPIC_PACKAGE.tar.xz" ;;
+		# -p: the import's commit date is the tarball's mtime.
+		cp -p "$src" "$tmp/$TOPIC_PACKAGE.tar.xz" ;;
 	*)
 		[[ -z $ver ]] || usage
 		ver=$src
@@ -113,15 +126,9 @@ main() {
 		status="not built: $n_bad patch(es) need rework"
 		rc=1
 	elif [[ $build -eq 1 && ${#patches[@]} -gt 0 ]]; then
-		repo_git worktree prune
-		if [[ ! -e $OTHER_TREE/.git ]]; then
-			mkdir -p "$(dirname "$OTHER_TREE")"
-			repo_git worktree add -q --detach "$OTHER_TREE" "$ref"
-		fi
-		git -C "$OTHER_TREE" am --abort >/dev/null 2>&1 || true
-		git -C "$OTHER_TREE" checkout -q -f --detach "$ref"
+		scratch_worktree "$OTHER_TREE" "$ref"
 		wf_committer_env
-		git -C "$OTHER_TREE" am -q "${patches[@]}" >/dev/null ||
+		git -C "$OTHER_TREE" am -q --committer-date-is-author-date "${patches[@]}" >/dev/null ||
 			die "git am onto $label failed although git apply --check passed"
 		export SRC=$OTHER_TREE OUT=$WF_CACHE/build/other-$ver
 		# shellcheck disable=SC2016 # expanded by bash -c
@@ -135,6 +142,7 @@ main() {
 		fi
 	fi
 	printf '%s\n' "patch|on $label" "${rows[@]}" | column -t -s '|' -o '  '
+	wf_run_end
 	printf '%s: %s of %s patch(es) apply; %s\n' "$label" "$((${#patches[@]} - n_bad))" "${#patches[@]}" "$status"
 	return $rc
 }

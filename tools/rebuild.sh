@@ -3,33 +3,94 @@
 #
 #   tools/rebuild.sh [-f]
 #
-# The patches are applied on a detached HEAD; the branch moves only when
-# all of them applied, so a patch that does not apply leaves the previous
-# branch as it was.  Refuses to run over uncommitted changes in the work
-# tree, or over commits on the branch that were never exported to the
-# patch directory (-f discards those).  Commit ids are reproducible: the
-# committer is fixed and its date is the author date.
+# The patches are applied in a scratch worktree of the tool's own
+# ($WF_CACHE/rebuild-tree); the branch moves once, with git update-ref,
+# when all of them applied, so a patch that does not apply, or a run that
+# is killed, leaves the previous branch as it was.  The work tree of the
+# cache repo (the one users edit) is then checked out on the branch.
+# Refuses to run over uncommitted changes in that work tree, over a git am
+# or rebase the user has in progress there, or over commits on the branch
+# that were never exported to the patch directory (-f discards the am or
+# rebase and those commits).  A killed run is cleaned up by the next one.
+# Commit ids are reproducible: the committer is fixed and its date is the
+# author date.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 EXPORTED=refs/wf/exported
+SCRATCH=${WF_REBUILD_TREE:-$WF_CACHE/rebuild-tree}
+# The old and new tips of a killed run's ref move, kept in this run's marker.
+CARRIED=()
+
+# repo_gitdir: the .git directory of the cache repo's work tree.
+repo_gitdir() {
+	repo_git rev-parse --absolute-git-dir
+}
+
+# discard_user_operation KIND: abort the user's git am or rebase and the
+# changes it made to the work tree (-f).
+discard_user_operation() {
+	local kind=$1
+	repo_git reset -q --hard
+	repo_git "$kind" --abort >/dev/null 2>&1 || repo_git "$kind" --quit
+	info "discarded the git $kind in progress in $WF_REPO and its changes to the work tree (FORCE=1)"
+}
+
+# check_user_operation FORCE: a git am or rebase in the work tree is the
+# user's (rebuild never runs one there): refuse, naming the commands that
+# end it, unless forced.
+check_user_operation() {
+	local force=$1 gitdir kind
+	gitdir=$(repo_gitdir)
+	if [[ -d $gitdir/rebase-apply && -e $gitdir/rebase-apply/applying ]]; then
+		kind=am
+	elif [[ -d $gitdir/rebase-apply || -d $gitdir/rebase-merge ]]; then
+		kind=rebase
+	else
+		return 0
+	fi
+	[[ $force -eq 1 ]] || die "a git $kind is in progress in $WF_REPO (not started by rebuild); finish it with 'git -C $WF_REPO $kind --continue', drop it with 'git -C $WF_REPO $kind --abort', or discard it with 'make rebuild FORCE=1'"
+	discard_user_operation "$kind"
+}
+
+# clear_stale_locks TOPIC: remove the lock files a killed git left on the
+# work tree's index and HEAD and on the refs rebuild moves.
+clear_stale_locks() {
+	local gitdir common
+	gitdir=$(repo_gitdir)
+	common=$(repo_git rev-parse --path-format=absolute --git-common-dir)
+	remove_stale_locks "$gitdir/index.lock" "$gitdir/HEAD.lock" \
+		"$common/refs/heads/$1.lock" "$common/$EXPORTED.lock" "$common/packed-refs.lock"
+}
+
+# recover_work_tree: the previous run was killed while it checked out its
+# new tip in the work tree (which it had found clean): finish that.
+recover_work_tree() {
+	[[ ${WF_PREV[phase]:-} == finish ]] || return 0
+	repo_git checkout -q -f --detach "${WF_PREV[new]}" ||
+		die "cannot finish the checkout of ${WF_PREV[new]} in $WF_REPO"
+	wf_repaired "finished the checkout of its new tip in the work tree $WF_REPO"
+}
 
 # check_work_tree TOPIC FORCE: die if rebuilding would lose work.
 check_work_tree() {
 	local topic=$1 force=$2 tip exported
-	[[ -d $WF_REPO/.git/rebase-apply || -d $WF_REPO/.git/rebase-merge ]] &&
-		die "a git am or rebase is in progress in $WF_REPO; finish or abort it first"
-	# shellcheck disable=SC2310 # repo_git is one git command
-	[[ -z $(repo_git status --porcelain --untracked-files=no) ]] ||
+	check_user_operation "$force"
+	[[ -z $(repo_git --no-optional-locks status --porcelain --untracked-files=no) ]] ||
 		die "the work tree $WF_REPO has uncommitted changes; commit or stash them first"
-	# shellcheck disable=SC2310 # repo_git is one git command
 	tip=$(repo_git rev-parse -q --verify "refs/heads/$topic") || return 0
-	# shellcheck disable=SC2310 # repo_git is one git command
 	exported=$(repo_git rev-parse -q --verify $EXPORTED) || exported=''
-	if [[ $force -eq 0 && -n $exported && $tip != "$exported" ]]; then
-		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export', or 'make rebuild FORCE=1' to discard them)"
+	[[ $force -eq 0 && -n $exported && $tip != "$exported" ]] || return 0
+	# A run killed while it moved the two refs: both are its old or new
+	# tip.  This run's marker keeps the pair, in case it is killed too.
+	if [[ -n ${WF_PREV[new]:-} ]] &&
+		[[ $tip == "${WF_PREV[old]}" || $tip == "${WF_PREV[new]}" ]] &&
+		[[ $exported == "${WF_PREV[old]}" || $exported == "${WF_PREV[new]}" ]]; then
+		CARRIED=("old=${WF_PREV[old]}" "new=${WF_PREV[new]}")
+		return 0
 	fi
+	die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export', or 'make rebuild FORCE=1' to discard them)"
 }
 
 # explain_failure OUTPUT: "file: reason" from git am's error output.
@@ -40,8 +101,43 @@ explain_failure() {
 	printf '%s\n' "${reason:-git am failed}"
 }
 
+# apply_patches PATCH...: git am in the scratch worktree (checked out at
+# the base); prints the new tip.  On a patch that does not apply, dies
+# naming it.
+apply_patches() {
+	local out next failed gitdir
+	if [[ $# -gt 0 ]]; then
+		wf_committer_env
+		if ! out=$(git -C "$SCRATCH" am -q --committer-date-is-author-date "$@" 2>&1); then
+			gitdir=$(git -C "$SCRATCH" rev-parse --absolute-git-dir)
+			next=$(cat "$gitdir/rebase-apply/next" 2>/dev/null) || next=1
+			failed=${*:next:1}
+			git -C "$SCRATCH" am --abort >/dev/null 2>&1 || true
+			wf_run_end
+			die "${failed#"$WF_TOP"/} does not apply: $(explain_failure "$out")"
+		fi
+	fi
+	git -C "$SCRATCH" rev-parse HEAD
+}
+
+# move_branch TOPIC OLD NEW: check NEW out in the work tree (refusing, as
+# git checkout does, to overwrite untracked files), point the branch and
+# the exported mark at it in one update-ref, and put the work tree on the
+# branch.
+move_branch() {
+	local topic=$1 old=$2 new=$3 out
+	wf_run_note phase=finish "old=$old" "new=$new"
+	if ! out=$(repo_git checkout -q --detach "$new" 2>&1); then
+		wf_run_end
+		die "cannot check out the new $topic in $WF_REPO: $(explain_failure "$out")"
+	fi
+	printf 'update refs/heads/%s %s\nupdate %s %s\n' "$topic" "$new" $EXPORTED "$new" |
+		repo_git update-ref --stdin
+	repo_git symbolic-ref HEAD "refs/heads/$topic"
+}
+
 main() {
-	local force=0 base topic old out n next failed
+	local force=0 base topic old new n
 	local -a patches
 	while getopts 'f' opt; do
 		case $opt in
@@ -53,33 +149,23 @@ main() {
 	topic=$TOPIC_NAME
 	mapfile -t patches < <(patch_files)
 	base=$("$WF_HOME/tools/base.sh")
-	# shellcheck disable=SC2310 # repo_git is one git command
-	if ! repo_git rev-parse -q --verify HEAD >/dev/null; then
-		info "checking out $base in $WF_REPO (first time)"
-		repo_git checkout -q --detach "$base"
+	wf_lock rebuild
+	wf_run_begin rebuild
+	if ! wf_no_recovery; then
+		clear_stale_locks "$topic"
+		wf_recovering && recover_work_tree
+		recover_worktree "$SCRATCH"
 	fi
+	wf_report_repairs last
 	check_work_tree "$topic" "$force"
-	# shellcheck disable=SC2310 # repo_git is one git command
 	old=$(repo_git rev-parse -q --verify "refs/heads/$topic") || old=''
-	repo_git checkout -q --detach "$base"
+	wf_run_note phase=apply "${CARRIED[@]}"
+	scratch_worktree "$SCRATCH" "$base"
 	n=${#patches[@]}
 	info "applying $n patch(es) from $TOPIC_PATCHDIR/ onto $base"
-	if [[ $n -gt 0 ]]; then
-		wf_committer_env
-		# shellcheck disable=SC2310 # repo_git is one git command
-		if ! out=$(repo_git am -q --committer-date-is-author-date "${patches[@]}" 2>&1); then
-			next=$(cat "$WF_REPO/.git/rebase-apply/next" 2>/dev/null) || next=1
-			failed=${patches[$((next - 1))]}
-			repo_git am --abort >/dev/null 2>&1 || true
-			if [[ -n $old ]]; then
-				repo_git checkout -q "$topic"
-			fi
-			die "${failed#"$WF_TOP"/} does not apply: $(explain_failure "$out")"
-		fi
-	fi
-	repo_git branch -f "$topic" HEAD >/dev/null
-	repo_git checkout -q "$topic"
-	repo_git update-ref $EXPORTED "refs/heads/$topic"
+	new=$(apply_patches "${patches[@]}")
+	move_branch "$topic" "$old" "$new"
+	wf_run_end
 	info "branch $topic = $(repo_git rev-parse --short=12 HEAD) ($n commits on $base, tree $(repo_git rev-parse --short=12 'HEAD^{tree}'))"
 }
 

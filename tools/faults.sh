@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# Fault injection: kill each command that changes state at random moments
+# and check that its next run recovers by itself and gives the result of
+# an uninterrupted run.
+#
+#   tools/faults.sh [-s SEED] [-k KILLS] [-n] [COMMAND...]
+#
+# COMMAND: rebuild, base, export, other-base, bisect (default: all, in
+# that order).  For each: after a first run that warms the cache up (-n:
+# none, the cache is warm), an uninterrupted run gives the reference result
+# (commit ids, tree of files, printed result) and its duration; then
+# KILLS times (default 20): start the command in a process group of its
+# own, send SIGKILL, SIGTERM or SIGINT (chosen by the seed) to the group
+# after a random delay within that duration, wait until the group is
+# gone, run the command again normally and compare its result with the
+# reference.  A run that ended before the signal is not counted (and is
+# tried again, up to 3 x KILLS times, with the delays drawn within at
+# most 3/4 of the range that missed).  Prints the table
+#   command | kills | recovered | identical
+# (recovered: the next run succeeded; identical: and gave the reference
+# result, with no scratch state left behind) and exits 1 when a row is
+# short.  SEED and KILLS may also come from the environment.
+#
+# The cache is $WF_CACHE when it is set, else ~/.cache/sysctl-wf-faults:
+# never the workflow's own cache unless WF_CACHE names it.  The commands
+# work on a copy of branches.txt and the patch directory
+# ($WF_CACHE/faults/top), never on the checkout's.  Logs: $WF_CACHE/faults.
+#
+# A row is four functions, row_<name>_setup (once), row_<name>_prepare
+# (before every run: give the command work to do), row_<name>_cmd (sets
+# CMD) and row_<name>_result (prints what must be identical; $1 is the
+# run's stdout).  validate, stress, submit, send and port rows go here.
+set -euo pipefail
+if [[ -z ${WF_CACHE:-} ]]; then
+	WF_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf-faults
+fi
+export WF_CACHE WF_REPO=$WF_CACHE/linux
+unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FAULTS=$WF_CACHE/faults
+ALL_ROWS=(rebuild base export other-base bisect)
+SIGNALS=(KILL TERM INT)
+
+usage() {
+	echo "usage: $0 [-s SEED] [-k KILLS] [-n] [${ALL_ROWS[*]}]..." >&2
+	exit 2
+}
+
+# ------------------------------------------------------------------ the rows
+
+# leftovers: the scratch state the tools keep only while they run; after
+# a run that succeeded, none of it may be there.
+leftovers() {
+	local f gitdir
+	for f in "$WF_CACHE"/*.run "$WF_CACHE"/base-import* \
+		"$WF_REPO.init" "$WF_CACHE/other-base/tmp" "$WF_CACHE/bisect/bisect.log.tmp" \
+		"$WF_TOP"/.*.export-*; do
+		[[ -e $f ]] && printf 'left: %s\n' "$f"
+	done
+	[[ -d $WF_REPO/.git ]] || return 0
+	repo_git worktree list --porcelain | sed -n 's/^worktree /worktree: /p'
+	while read -r gitdir; do
+		for f in index.lock HEAD.lock rebase-apply rebase-merge BISECT_START; do
+			[[ -e $gitdir/$f ]] && printf 'left: %s\n' "$gitdir/$f"
+		done
+	done < <(printf '%s\n' "$WF_REPO/.git" "$WF_REPO"/.git/worktrees/*)
+	return 0
+}
+
+topic_ref() {
+	printf 'refs/heads/%s\n' "$TOPIC_NAME"
+}
+
+# ensure_branch: the base and the topic branch exist in the cache repo.
+ensure_branch() {
+	repo_git rev-parse -q --verify "$(topic_ref)" >/dev/null 2>&1 && return 0
+	"$WF_HOME/tools/rebuild.sh" -f >/dev/null 2>&1 || die "cannot rebuild the branch in $WF_CACHE"
+}
+
+row_base_setup() { :; }
+row_base_prepare() {
+	[[ -d $WF_REPO/.git ]] || return 0
+	repo_git update-ref -d "$BASE_REF" 2>/dev/null || true
+}
+row_base_cmd() { CMD=("$WF_HOME/tools/base.sh"); }
+row_base_result() {
+	printf 'base: %s\n' "$(repo_git rev-parse -q --verify "$BASE_REF")"
+	leftovers
+}
+
+row_rebuild_setup() { "$WF_HOME/tools/base.sh" >/dev/null 2>&1; }
+# The work tree goes back to the base, so that every run checks the
+# branch out again.
+row_rebuild_prepare() {
+	repo_git checkout -q -f --detach "$BASE_REF" 2>/dev/null || true
+}
+row_rebuild_cmd() { CMD=("$WF_HOME/tools/rebuild.sh"); }
+row_rebuild_result() {
+	printf 'branch: %s\n' "$(repo_git rev-parse "$(topic_ref)")"
+	printf 'exported: %s\n' "$(repo_git rev-parse refs/wf/exported)"
+	printf 'HEAD: %s\n' "$(repo_git symbolic-ref -q HEAD || echo detached)"
+	repo_git status --porcelain | sed 's/^/changed: /'
+	leftovers
+}
+
+row_export_setup() { ensure_branch; }
+# A stale patch file and none of the right ones: everything is rewritten.
+row_export_prepare() {
+	local dir=$WF_TOP/$TOPIC_PATCHDIR
+	find "$dir" -maxdepth 1 -name '*.patch' -delete
+	echo stale >"$dir/9999-stale.patch"
+}
+row_export_cmd() { CMD=("$WF_HOME/tools/export.sh"); }
+row_export_result() {
+	(cd "$WF_TOP/$TOPIC_PATCHDIR" && find . -type f | LC_ALL=C sort | xargs -r sha256sum)
+	printf 'exported: %s\n' "$(repo_git rev-parse refs/wf/exported)"
+	leftovers
+}
+
+# other-base: the topic's own tarball under another version, imported
+# again on every run; the "build" only checks the worktree.
+row_other_base_setup() {
+	ensure_branch
+	OTHER_VERSION=$(package_version)+faults
+	OTHER_REF=$(base_ref "$OTHER_VERSION")
+	mkdir -p "$FAULTS/other"
+	[[ -e $FAULTS/other/$TOPIC_PACKAGE.tar.xz ]] || cp "$TOPIC_TARBALL" "$FAULTS/other/"
+	# shellcheck disable=SC2016 # expanded by other-base.sh
+	export WF_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
+}
+row_other_base_prepare() {
+	repo_git update-ref -d "$OTHER_REF" 2>/dev/null || true
+}
+row_other_base_cmd() {
+	CMD=("$WF_HOME/tools/other-base.sh" -V "$OTHER_VERSION" "$FAULTS/other/$TOPIC_PACKAGE.tar.xz")
+}
+row_other_base_result() {
+	cat "$1"
+	printf 'base: %s\n' "$(repo_git rev-parse -q --verify "$OTHER_REF")"
+	printf 'tree: %s\n' "$(git -C "$WF_CACHE/other-base/linux" rev-parse HEAD 2>/dev/null)"
+	leftovers
+}
+
+# bisect: a "boot" that fails from the middle commit of the series on,
+# and a build that always works, so that no kernel is built.
+row_bisect_setup() {
+	local n
+	ensure_branch
+	n=$(repo_git rev-list --count "$BASE_REF..$(topic_ref)")
+	[[ $n -ge 2 ]] || die "bisect needs 2 or more commits on $TOPIC_NAME, it has $n"
+	FAULTS_BISECT_BAD=$(repo_git rev-parse "$(topic_ref)~$((n / 2))")
+	export FAULTS_BISECT_BAD WF_BISECT_BUILD=true
+	# shellcheck disable=SC2016 # expanded by bisect-run.sh
+	export WF_BISECT_BOOT='! git -C "$SRC" merge-base --is-ancestor "$FAULTS_BISECT_BAD" HEAD'
+	export OUT=$FAULTS/bisect-out
+}
+row_bisect_prepare() { :; }
+row_bisect_cmd() { CMD=("$WF_HOME/tools/bisect-run.sh" start "$BASE_REF" "$(topic_ref)"); }
+row_bisect_result() {
+	tail -n 1 "$1"
+	sha256sum <"$WF_CACHE/bisect/bisect.log"
+	leftovers
+}
+
+# ---------------------------------------------------------------- the harness
+
+# run_fn ROW WHAT [ARGS...]: call row_<ROW>_<WHAT>.
+run_fn() {
+	local row=$1 what=$2
+	shift 2
+	"row_${row//-/_}_$what" "$@"
+}
+
+# start_in_group OUT: start CMD in a process group of its own, with the
+# default disposition of SIGINT (a background job of a script ignores
+# it); sets PID (also the group id).
+start_in_group() {
+	# shellcheck disable=SC2016 # perl code
+	setsid perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; exec @ARGV or die "$ARGV[0]: $!\n"' \
+		"${CMD[@]}" >"$1" 2>"$1.err" </dev/null &
+	PID=$!
+}
+
+# wait_group PID: reap the leader, then wait until no process of its
+# group is left (SIGKILL after 60 s).
+wait_group() {
+	local pid=$1 n=0
+	{ wait "$pid"; } 2>/dev/null || true
+	while kill -0 -- "-$pid" 2>/dev/null; do
+		n=$((n + 1))
+		[[ $n -eq 1200 ]] && kill -KILL -- "-$pid" 2>/dev/null
+		sleep 0.05
+	done
+}
+
+now_ms() {
+	local t=${EPOCHREALTIME/[.,]/}
+	printf '%s\n' "$((t / 1000))"
+}
+
+# run_row ROW: the reference run, then the kills; appends a row to ROWS_OUT.
+run_row() {
+	local row=$1 dir=$FAULTS/$1 t0 dur i kills=0 recovered=0 identical=0 missed=0
+	local delay sig rc res
+	local -a sigs_used=()
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	run_fn "$row" setup
+	run_fn "$row" cmd
+	# A first run warms the cache up (worktrees, objects), so that the
+	# reference run measures the duration of the runs that get killed.
+	if [[ $WARM_UP -eq 1 ]]; then
+		run_fn "$row" prepare
+		"${CMD[@]}" >"$dir/warm-up.out" 2>"$dir/warm-up.err" ||
+			die "the uninterrupted run of $row failed (see $dir/warm-up.err)"
+	fi
+	run_fn "$row" prepare
+	t0=$(now_ms)
+	"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" ||
+		die "the uninterrupted run of $row failed (see $dir/reference.err)"
+	dur=$(($(now_ms) - t0))
+	run_fn "$row" result "$dir/reference.out" >"$dir/reference.result"
+	info "$row: reference run $dur ms; $KILLS kill(s)"
+	[[ $dur -ge 1 ]] || dur=1
+	for ((i = 1; kills < KILLS && i <= 3 * KILLS; i++)); do
+		run_fn "$row" prepare
+		delay=$(((RANDOM * 32768 + RANDOM) % dur))
+		sig=${SIGNALS[RANDOM % ${#SIGNALS[@]}]}
+		start_in_group "$dir/$i.killed.out"
+		sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+		if ! kill -s "$sig" -- "-$PID" 2>/dev/null; then
+			# It ended before the signal: the runs are faster than the
+			# reference; aim a little earlier from now on.
+			wait_group "$PID"
+			missed=$((missed + 1))
+			dur=$((delay > dur * 3 / 4 ? delay : dur * 3 / 4 + 1))
+			continue
+		fi
+		wait_group "$PID"
+		kills=$((kills + 1))
+		sigs_used+=("$sig")
+		rc=0
+		"${CMD[@]}" >"$dir/$i.out" 2>"$dir/$i.err" || rc=$?
+		[[ $rc -eq 0 ]] && recovered=$((recovered + 1))
+		res=$(run_fn "$row" result "$dir/$i.out" 2>&1) || true
+		if [[ $rc -eq 0 && $res == "$(cat "$dir/reference.result")" ]]; then
+			identical=$((identical + 1))
+			printf '%s\t%s\t%s ms\tSIG%s\trecovered\tidentical\n' "$row" "$i" "$delay" "$sig"
+		else
+			diff <(printf '%s\n' "$res") "$dir/reference.result" >"$dir/$i.diff" || true
+			printf '%s\t%s\t%s ms\tSIG%s\t%s\t%s\n' "$row" "$i" "$delay" "$sig" \
+				"$([[ $rc -eq 0 ]] && echo recovered || echo "FAILED (exit $rc, see $dir/$i.err)")" \
+				"DIFFERENT (see $dir/$i.diff)"
+		fi >>"$FAULTS/log.txt"
+	done
+	ROWS_OUT+=("$row|$kills|$recovered/$kills|$identical/$kills")
+	NOTES+=("$row: reference run $dur ms; signals:$(printf '%s\n' "${sigs_used[@]}" | sort | uniq -c |
+		awk '$2 != "" { printf " SIG%s x%s", $2, $1 }'); $missed run(s) ended before the signal")
+	[[ $kills -eq $KILLS && $recovered -eq $kills && $identical -eq $kills ]]
+}
+
+# copy_top: the commands work on a copy of branches.txt and the patches.
+copy_top() {
+	local top=$FAULTS/top
+	rm -rf "$top"
+	mkdir -p "$top"
+	cp "$WF_BRANCHES" "$top/branches.txt"
+	mkdir -p "$top/$TOPIC_PATCHDIR"
+	cp -a "$WF_TOP/$TOPIC_PATCHDIR/." "$top/$TOPIC_PATCHDIR/"
+	export WF_TOP=$top WF_BRANCHES=$top/branches.txt
+}
+
+main() {
+	local seed=${SEED:-1} row rc=0
+	local -a rows
+	KILLS=${KILLS:-20} WARM_UP=1
+	while getopts 's:k:n' opt; do
+		case $opt in
+		s) seed=$OPTARG ;;
+		k) KILLS=$OPTARG ;;
+		n) WARM_UP=0 ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $seed =~ ^[0-9]+$ ]] || die "SEED '$seed' is not a number"
+	[[ $KILLS =~ ^[0-9]+$ ]] || die "KILLS '$KILLS' is not a number"
+	rows=("$@")
+	[[ ${#rows[@]} -gt 0 ]] || rows=("${ALL_ROWS[@]}")
+	for row in "${rows[@]}"; do
+		declare -F "row_${row//-/_}_cmd" >/dev/null || die "unknown command '$row' (known: ${ALL_ROWS[*]})"
+	done
+	parse_branches
+	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
+	BASE_REF=$(base_ref "$(package_version)")
+	mkdir -p "$FAULTS"
+	copy_top
+	info "cache $WF_CACHE (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
+	: >"$FAULTS/log.txt"
+	RANDOM=$seed
+	ROWS_OUT=() NOTES=()
+	for row in "${rows[@]}"; do
+		run_row "$row" || rc=1
+	done
+	{
+		printf '%s\n' "command|kills|recovered|identical" "${ROWS_OUT[@]}" | column -t -s '|' -o ' | '
+		printf '%s\n' "${NOTES[@]}"
+	} | tee "$FAULTS/table.txt"
+	[[ $rc -eq 0 ]] || info "a command did not recover from every kill: see $FAULTS/log.txt"
+	return $rc
+}
+
+main "$@"
