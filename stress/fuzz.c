@@ -1082,7 +1082,12 @@ static const char *must_fail(const struct call *c)
 		return "oldlenp is not writable";
 	if (c->new.p && c->newlen && c->newlen > PAGE)
 		return "newlen is above PAGE_SIZE";
-	if (c->new.p && c->newlen && c->new.rd >= 0 &&
+	/*
+	 * A vector's write reads only whole elements (a shorter newlen
+	 * writes nothing, as in 5.4); the fuzzer does not know the name's
+	 * type, so below the largest element it cannot tell.
+	 */
+	if (c->new.p && c->newlen >= sizeof(long) && c->new.rd >= 0 &&
 	    (size_t)c->new.rd < c->newlen)
 		return "newval is not readable";
 	return NULL;
