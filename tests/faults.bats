@@ -156,7 +156,8 @@ setup() {
 	echo 'not xz' >"$WF_SRC_DIR/linux-source-6.1.tar.xz"
 	run "$TOOLS/base.sh"
 	[ "$status" -eq 1 ]
-	! git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.99-1
+	run git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.99-1
+	[ "$status" -ne 0 ]
 	[ ! -e "$WF_CACHE/base-import" ]
 }
 
@@ -175,12 +176,14 @@ setup() {
 	[[ $output == *"export: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): restored patches/ from .patches.export-old; removed the half-written .patches.export-new"* ]]
 	[[ ${lines[-1]} == "export: wrote 6 patch(es) to patches/ (0 file(s) changed)" ]]
 	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches"
-	[ -z "$(ls -A "$WF_TOP" | grep export)" ]
+	run ls -A "$WF_TOP"
+	[[ $output != *export* ]]
 }
 
 @test "other-base: a run killed in git am is cleaned up and gives the same result" {
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	cp -p "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
+	# shellcheck disable=SC2016 # expanded by bash -c in other-base.sh
 	export WF_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
 	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	[ "$status" -eq 0 ]
@@ -203,6 +206,7 @@ setup() {
 
 @test "bisect-run: a killed bisection is ended and bisected again" {
 	export WF_BISECT_BUILD=true
+	# shellcheck disable=SC2016 # expanded by bash -c in bisect-run.sh
 	export WF_BISECT_BOOT='! test -e "$SRC/kernel/f4.c"'
 	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
 	[ "$status" -eq 0 ]

@@ -85,6 +85,7 @@ main() {
 	wf_run_begin base
 	# Under the lock, the scratch files are a dead run's, with or without
 	# its marker (a signal in the EXIT trap can remove the marker first).
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	wf_no_recovery || clean_interrupted_import
 	wf_report_repairs last
 	[[ -d $WF_REPO/.git ]] || init_repo

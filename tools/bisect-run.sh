@@ -78,6 +78,7 @@ bisect() {
 	wf_lock bisect
 	wf_run_begin bisect
 	recover_worktree "$BISECT_TREE"
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if [[ -e $WF_CACHE/bisect/bisect.log.tmp ]] && ! wf_no_recovery; then
 		rm -f "$WF_CACHE/bisect/bisect.log.tmp"
 		wf_repaired "removed the half-written bisect/bisect.log.tmp"

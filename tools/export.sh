@@ -73,10 +73,12 @@ main() {
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git merge-base --is-ancestor "$base" "refs/heads/$topic" ||
 		die "branch $topic is not based on $base"
 	wf_lock export
 	wf_run_begin export
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if ! wf_no_recovery; then
 		recover_patch_dir "$dir"
 		remove_stale_locks "$(repo_git rev-parse --path-format=absolute --git-common-dir)/refs/wf/exported.lock"

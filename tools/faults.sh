@@ -75,6 +75,7 @@ topic_ref() {
 
 # ensure_branch: the base and the topic branch exist in the cache repo.
 ensure_branch() {
+	# shellcheck disable=SC2310 # repo_git is one git command, topic_ref one printf
 	repo_git rev-parse -q --verify "$(topic_ref)" >/dev/null 2>&1 && return 0
 	"$WF_HOME/tools/rebuild.sh" -f >/dev/null 2>&1 || die "cannot rebuild the branch in $WF_CACHE"
 }
@@ -82,6 +83,7 @@ ensure_branch() {
 row_base_setup() { :; }
 row_base_prepare() {
 	[[ -d $WF_REPO/.git ]] || return 0
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git update-ref -d "$BASE_REF" 2>/dev/null || true
 }
 row_base_cmd() { CMD=("$WF_HOME/tools/base.sh"); }
@@ -90,16 +92,18 @@ row_base_result() {
 	leftovers
 }
 
-row_rebuild_setup() { "$WF_HOME/tools/base.sh" >/dev/null 2>&1; }
+row_rebuild_setup() { "$WF_HOME/tools/base.sh" >/dev/null 2>&1 || die "cannot import the base in $WF_CACHE"; }
 # The work tree goes back to the base, so that every run checks the
 # branch out again.
 row_rebuild_prepare() {
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git checkout -q -f --detach "$BASE_REF" 2>/dev/null || true
 }
 row_rebuild_cmd() { CMD=("$WF_HOME/tools/rebuild.sh"); }
 row_rebuild_result() {
 	printf 'branch: %s\n' "$(repo_git rev-parse "$(topic_ref)")"
 	printf 'exported: %s\n' "$(repo_git rev-parse refs/wf/exported)"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	printf 'HEAD: %s\n' "$(repo_git symbolic-ref -q HEAD || echo detached)"
 	repo_git status --porcelain | sed 's/^/changed: /'
 	leftovers
@@ -131,6 +135,7 @@ row_other_base_setup() {
 	export WF_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
 }
 row_other_base_prepare() {
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git update-ref -d "$OTHER_REF" 2>/dev/null || true
 }
 row_other_base_cmd() {
@@ -200,7 +205,9 @@ now_ms() {
 	printf '%s\n' "$((t / 1000))"
 }
 
-# run_row ROW: the reference run, then the kills; appends a row to ROWS_OUT.
+# run_row ROW: the reference run, then the kills; appends a row to ROWS_OUT
+# and sets SHORT=1 when the row is short.  It relies on set -e (its setup,
+# its reference result): call it on its own.
 run_row() {
 	local row=$1 dir=$FAULTS/$1 t0 dur i kills=0 recovered=0 identical=0 missed=0
 	local delay sig rc res
@@ -244,6 +251,7 @@ run_row() {
 		rc=0
 		"${CMD[@]}" >"$dir/$i.out" 2>"$dir/$i.err" || rc=$?
 		[[ $rc -eq 0 ]] && recovered=$((recovered + 1))
+		# shellcheck disable=SC2310 # its output, errors too, is the answer: compared with the reference
 		res=$(run_fn "$row" result "$dir/$i.out" 2>&1) || true
 		if [[ $rc -eq 0 && $res == "$(cat "$dir/reference.result")" ]]; then
 			identical=$((identical + 1))
@@ -258,7 +266,7 @@ run_row() {
 	ROWS_OUT+=("$row|$kills|$recovered/$kills|$identical/$kills")
 	NOTES+=("$row: reference run $dur ms; signals:$(printf '%s\n' "${sigs_used[@]}" | sort | uniq -c |
 		awk '$2 != "" { printf " SIG%s x%s", $2, $1 }'); $missed run(s) ended before the signal")
-	[[ $kills -eq $KILLS && $recovered -eq $kills && $identical -eq $kills ]]
+	[[ $kills -eq $KILLS && $recovered -eq $kills && $identical -eq $kills ]] || SHORT=1
 }
 
 # copy_top: the commands work on a copy of branches.txt and the patches.
@@ -300,10 +308,11 @@ main() {
 	info "cache $WF_CACHE (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
 	: >"$FAULTS/log.txt"
 	RANDOM=$seed
-	ROWS_OUT=() NOTES=()
+	ROWS_OUT=() NOTES=() SHORT=0
 	for row in "${rows[@]}"; do
-		run_row "$row" || rc=1
+		run_row "$row"
 	done
+	rc=$SHORT
 	{
 		printf '%s\n' "command|kills|recovered|identical" "${ROWS_OUT[@]}" | column -t -s '|' -o ' | '
 		printf '%s\n' "${NOTES[@]}"

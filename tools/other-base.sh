@@ -78,6 +78,7 @@ main() {
 	wf_lock other-base
 	wf_run_begin other-base
 	tmp=$SCRATCH_DIR
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if [[ -e $tmp ]] && ! wf_no_recovery; then
 		rm -rf "$tmp"
 		wf_repaired "removed its scratch files ${tmp#"$WF_CACHE"/}"

@@ -33,6 +33,7 @@ repo_gitdir() {
 discard_user_operation() {
 	local kind=$1
 	repo_git reset -q --hard
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git "$kind" --abort >/dev/null 2>&1 || repo_git "$kind" --quit
 	info "discarded the git $kind in progress in $WF_REPO and its changes to the work tree (FORCE=1)"
 }
@@ -68,6 +69,7 @@ clear_stale_locks() {
 # new tip in the work tree (which it had found clean): finish that.
 recover_work_tree() {
 	[[ ${WF_PREV[phase]:-} == finish ]] || return 0
+	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git checkout -q -f --detach "${WF_PREV[new]}" ||
 		die "cannot finish the checkout of ${WF_PREV[new]} in $WF_REPO"
 	wf_repaired "finished the checkout of its new tip in the work tree $WF_REPO"
@@ -77,9 +79,12 @@ recover_work_tree() {
 check_work_tree() {
 	local topic=$1 force=$2 tip exported
 	check_user_operation "$force"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	[[ -z $(repo_git --no-optional-locks status --porcelain --untracked-files=no) ]] ||
 		die "the work tree $WF_REPO has uncommitted changes; commit or stash them first"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	tip=$(repo_git rev-parse -q --verify "refs/heads/$topic") || return 0
+	# shellcheck disable=SC2310 # repo_git is one git command
 	exported=$(repo_git rev-parse -q --verify $EXPORTED) || exported=''
 	[[ $force -eq 0 && -n $exported && $tip != "$exported" ]] || return 0
 	# A run killed while it moved the two refs: both are its old or new
@@ -127,6 +132,7 @@ apply_patches() {
 move_branch() {
 	local topic=$1 old=$2 new=$3 out
 	wf_run_note phase=finish "old=$old" "new=$new"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	if ! out=$(repo_git checkout -q --detach "$new" 2>&1); then
 		wf_run_end
 		die "cannot check out the new $topic in $WF_REPO: $(explain_failure "$out")"
@@ -151,13 +157,16 @@ main() {
 	base=$("$WF_HOME/tools/base.sh")
 	wf_lock rebuild
 	wf_run_begin rebuild
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if ! wf_no_recovery; then
 		clear_stale_locks "$topic"
+		# shellcheck disable=SC2310 # wf_recovering is one test: its status is the answer
 		wf_recovering && recover_work_tree
 		recover_worktree "$SCRATCH"
 	fi
 	wf_report_repairs last
 	check_work_tree "$topic" "$force"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	old=$(repo_git rev-parse -q --verify "refs/heads/$topic") || old=''
 	wf_run_note phase=apply "${CARRIED[@]}"
 	scratch_worktree "$SCRATCH" "$base"
