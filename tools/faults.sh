@@ -113,6 +113,8 @@ row_export_setup() { ensure_branch; }
 # A stale patch file and none of the right ones: everything is rewritten.
 row_export_prepare() {
 	local dir=$WF_TOP/$TOPIC_PATCHDIR
+	# An unrecovered kill (WF_TEST_NO_RECOVERY) can leave no directory.
+	mkdir -p "$dir"
 	find "$dir" -maxdepth 1 -name '*.patch' -delete
 	echo stale >"$dir/9999-stale.patch"
 }
