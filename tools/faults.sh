@@ -70,7 +70,8 @@ leftovers() {
 		"$WF_TOP"/.*.export-* "$WF_CACHE"/b4/linux.new.* "$WF_CACHE"/b4/linux.out.* \
 		"$WF_TOP"/out/submit/.*.submit-* "$WF_TOP"/out/submit/*/sending* \
 		"$WF_CACHE/send-tmp" "$WF_TOP"/cover-letters/sent/.*.tmp \
-		"$WF_CACHE/validate/results/tmp" "$FAULTS/stress-out/summary.txt.tmp"; do
+		"$WF_CACHE/validate/results/tmp" "$FAULTS/stress-out/summary.txt.tmp" \
+		"$WF_CACHE"/stress/results/.tmp-*; do
 		[[ -e $f ]] && printf 'left: %s\n' "$f"
 	done
 	gitdir=$WF_CACHE/b4/linux/.git
@@ -210,13 +211,14 @@ row_validate_result() {
 	leftovers
 }
 
-# stress: small counts; FAULTS_STRESS_KERNEL (-k) boots that kernel instead
-# of building the debug config.  The table's first three columns (the
+# stress: small counts, run again every time (-f: not the kept result);
+# FAULTS_STRESS_KERNEL (-k) boots that kernel instead of building the
+# debug config.  The table's first three columns (the
 # figures hold times).
 row_stress_setup() { ensure_branch; }
 row_stress_prepare() { :; }
 row_stress_cmd() {
-	CMD=("$WF_HOME/checks/stress.sh" -o "$FAULTS/stress-out" -n 2000 -T 1 -t 300)
+	CMD=("$WF_HOME/checks/stress.sh" -f -o "$FAULTS/stress-out" -n 2000 -T 1 -t 300)
 	[[ -z ${FAULTS_STRESS_KERNEL:-} ]] || CMD+=(-k "$FAULTS_STRESS_KERNEL")
 }
 row_stress_result() {
