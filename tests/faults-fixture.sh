@@ -30,6 +30,8 @@ main() {
 	[[ ! -e $dir ]] || { echo "faults-fixture: error: $dir exists" >&2; exit 2; }
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
+	# The environment of a fixture made before (a test's) is not this one's.
+	unset WF_CACHE WF_TOP WF_REPO WF_SRC_DIR WF_PKG_VERSION WF_BRANCHES
 	BATS_TEST_DIRNAME=$(cd "$(dirname "$0")" && pwd)
 	BATS_TEST_TMPDIR=$dir
 	# shellcheck source=tests/test_helper.bash
