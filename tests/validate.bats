@@ -239,3 +239,83 @@ html_matches_json() {
 	[ -d "$WF_CACHE/validate/results/boot" ]
 	[ ! -e "$WF_CACHE/validate/results/tmp" ]
 }
+
+@test "validate: a new check directory is picked up with no edit to the runner; its fail and skip show" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name (skip me)"
+	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder (fail me)"
+	# A copy of checks/ with one more directory: a check of the subject
+	# lines, slow on the first commit (the heartbeat shows it).
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/subject"
+	cat >"$BATS_TEST_TMPDIR/checks/subject/run" <<'CHECK'
+#!/bin/sh
+subject=$(git -C "$WF_CHECK_SRC" log -1 --format=%s "$WF_CHECK_COMMIT")
+echo "checking '$subject' (parent ${WF_CHECK_PARENT:-none})" >&2
+case $subject in
+*"(skip me)") echo "not applicable"; exit 125 ;;
+*"(fail me)") echo "the subject asks to fail"; exit 1 ;;
+*"one more name") sleep 3 ;;
+esac
+echo "subject ok"
+CHECK
+	chmod +x "$BATS_TEST_TMPDIR/checks/subject/run"
+	printf '# a test check\norder 15\n' >"$BATS_TEST_TMPDIR/checks/subject/conf"
+	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_PROGRESS_INTERVAL=1 validate -c checkpatch,subject
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","sparse","boot","off","nonet","i386","noproc","qemu"]' ]
+	[ "$(cell 1 subject)" = pass ]
+	[ "$(cell 2 subject)" = skip ]
+	[ "$(cell 3 subject)" = fail ]
+	[ "$(reason 2 subject)" = "not applicable" ]
+	[ "$(reason 3 subject)" = "the subject asks to fail" ]
+	grep -qx "checking 'sysctl: Say it louder (fail me)' (parent $(git -C "$WF_REPO" rev-parse fixture-topic~1))" "$(log 3 subject)"
+	grep -qE '^3 +[0-9a-f]{12} .* pass +fail ' "$OUT/report.txt"
+	grep -qE '^2 +[0-9a-f]{12} .* pass +skip ' "$OUT/report.txt"
+	grep -A2 '^fail 3 .*\[subject\]$' "$OUT/report.txt" | grep -qxF "  log: $(log 3 subject)"
+	# No step silent for long: the slow check had a heartbeat.
+	[[ $output == *"[    1/3] "*" subject    still running (0m0"*"s): checking 'sysctl: Translate one more name'"* ]]
+	html_matches_json
+	grep -q '<td class="fail" title="the subject asks to fail"><a href="file://' "$OUT/report.html"
+	# Editing the check re-runs that check only.
+	echo '# edited' >>"$BATS_TEST_TMPDIR/checks/subject/run"
+	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks validate -c checkpatch,subject
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '[.commits[].results.subject.cached]' "$OUT/results.json")" = '[false,false,false]' ]
+	[ "$(jq -c '[.commits[].results.checkpatch.cached]' "$OUT/results.json")" = '[true,true,true]' ]
+	# The real checks directory does not have it.
+	validate -c subject
+	[ "$status" -eq 2 ]
+	[[ $output == "validate: error: unknown check 'subject' "* ]]
+}
+
+@test "validate: a full disk is an infrastructure error, named in one line and never cached" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	TMPFS=$WF_CACHE/validate/build
+	mkdir -p "$TMPFS"
+	mount -t tmpfs -o size=256k tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
+	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$(cell 1 checkpatch)" = pass ]
+	[ "$(cell 1 off)" = infra ]
+	[ "$(reason 1 off)" = "no space left on device in $TMPFS/off" ]
+	c=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	[[ $output == *"validate: infrastructure error: ${c:0:12} off: no space left on device in $TMPFS/off"* ]]
+	grep -qE '^1 +[0-9a-f]{12} .* pass +skip +skip +infra ' "$OUT/report.txt"
+	grep -qE '^infra 1 [0-9a-f]{12} .*\[off\]$' "$OUT/report.txt"
+	[[ $output == *", 1 infrastructure error(s);"* ]]
+	[ "$(jq .infra "$OUT/results.json")" -eq 1 ]
+	html_matches_json
+	# Nothing of it was cached: with space again, it runs and passes.
+	[ -z "$(find "$WF_CACHE/validate/results" -path '*/off/*' -name status)" ]
+	rm "$TMPFS/filler"
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 off)" = pass ]
+	[ "$(jq '.commits[0].results.off.cached' "$OUT/results.json")" = false ]
+	[ "$(jq '.commits[0].results.checkpatch.cached' "$OUT/results.json")" = true ]
+}
