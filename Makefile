@@ -25,9 +25,9 @@ deps:
 base: deps
 	@tools/base.sh >/dev/null
 
-## rebuild: git am patches/ onto the base as the topic branch (FORCE=1 discards unexported commits)
+## rebuild: git am patches/ onto the base as the topic branch (make rebuild FORCE=1 discards unexported commits; FORCE=1 given to another target does not)
 rebuild: base
-	@tools/rebuild.sh $(if $(filter 1,$(FORCE)),-f)
+	@tools/rebuild.sh $(if $(and $(filter 1,$(FORCE)),$(filter rebuild,$(MAKECMDGOALS))),-f)
 
 ## export: write the topic branch back to patches/ (git format-patch)
 export:
@@ -51,14 +51,14 @@ validate: rebuild
 
 ## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
 stress: rebuild $(STRESS_AFTER)
-	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED))
+	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(filter 1,$(FORCE)),-f)
 
 ## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
 bench-validate: rebuild
 	@tools/bench-validate.sh
 
 ## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', FORCE=1)
-submit:
+submit: rebuild
 	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(FORCE)),-f)
 
 ## send: send out/submit/vN with git send-email to a loopback SMTP server (TO=maintainers|addr, SMTP=host:port, FORCE=1)

@@ -7,7 +7,7 @@
 # by the sanitizers.
 #
 #   checks/stress.sh [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED]
-#                    [-T SECONDS] [-t TIMEOUT] [-p PROGRAM]... [-a ARGS] [-C]
+#                    [-T SECONDS] [-t TIMEOUT] [-p PROGRAM]... [-a ARGS] [-C] [-f]
 #
 # SRC is the kernel work tree (default: the cache repo's), built in
 # $WF_CACHE/build/debug and $WF_CACHE/build/boot.  -k boots BZIMAGE as the
@@ -20,6 +20,15 @@
 # system call N instead, to see them fail); -C skips the cost run on the
 # boot config.  Writes
 # OUTDIR (default $WF_TOP/out/stress): the console logs, summary.txt.
+#
+# A run that passed or failed is kept in $WF_CACHE/stress/results
+# ($WF_STRESS_RESULTS when set), keyed
+# on the tree id of SRC, the guest programs, the kselftest, the scripts
+# and config fragments that build and boot the guests, and the counts,
+# seed and options above; the next run with the same key prints the kept
+# table and status without building or booting anything.  -f runs again.
+# With -k the image is part of the key.  Nothing is kept for -p, a work
+# tree with uncommitted changes, or a run that could not run.
 # Fails when a program fails, the guest hangs or panics, or the console
 # has any report of the debug options.  Exit status: 0 pass, 1 fail, 2
 # could not run.
@@ -35,7 +44,7 @@ CFLAGS=(-static -O2 -Wall -Wextra -Werror)
 SELFTEST_CFLAGS=(-static -O2 -Wall)
 
 usage() {
-	sed -n '9,10p' "$0" >&2
+	echo "usage: $0 [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED] [-T SECONDS] [-t TIMEOUT] [-p PROGRAM]... [-a ARGS] [-C] [-f]" >&2
 	exit 2
 }
 
@@ -159,11 +168,63 @@ fuzz_figures() {
 		}' "$1"
 }
 
+# result_key COST: the key of this run's result on stdout, or nothing when
+# the run is not kept (a program from outside, a tree with changes).
+result_key() {
+	local cost=$1 tree changes image=none
+	[[ ${#EXTRA[@]} -eq 0 ]] || return 0
+	changes=$(git -C "$SRC" status --porcelain 2>/dev/null) || return 0
+	[[ -z $changes ]] || return 0
+	tree=$(git -C "$SRC" rev-parse 'HEAD^{tree}' 2>/dev/null) || return 0
+	[[ -z $KERNEL_ARG ]] || image=$(sha256sum <"$KERNEL_ARG" | cut -c1-40)
+	{
+		printf 'tree %s image %s\ncalls %s seed %s secs %s timeout %s cost %s append %s\n' \
+			"$tree" "$image" "$CALLS" "$SEED" "$SECS" "$TIMEOUT" "$cost" "$APPEND"
+		# What builds, boots and judges the guests.
+		sha256sum "$STRESS"/*.c "$STRESS"/*.h "$WF_HOME/checks/stress.sh" \
+			"$WF_HOME/checks/build.sh" "$WF_HOME/checks/configs/debug.config" \
+			"$WF_HOME/checks/configs/boot.config" "$WF_HOME"/qemu-boot/*.sh \
+			"$WF_HOME/qemu-boot/bad-console.txt" | sed "s# $WF_HOME/# #"
+	} | sha256sum | cut -c1-40
+}
+
+# kept_result KEY: print the kept table of KEY, copy its logs to OUTDIR
+# and return its status; 3 when nothing is kept.
+kept_result() {
+	local dir=$RESULTS/$1 status
+	[[ -n $1 && -r $dir/status ]] || return 3
+	status=$(cat "$dir/status")
+	cp "$dir"/*.log "$dir/summary.txt" "$OUT/" 2>/dev/null || return 3
+	info "result kept from $(cat "$dir/date") for tree $(cut -c1-12 "$dir/tree") (FORCE=1 runs again)"
+	cat "$OUT/summary.txt"
+	if [[ $status -eq 0 ]]; then info "PASS (kept; logs: $OUT)"; else info "FAIL (kept; logs: $OUT)"; fi
+	return "$status"
+}
+
+# keep_result KEY STATUS: keep this run's table and console logs under
+# KEY, written beside and renamed, so a killed run keeps nothing.
+keep_result() {
+	local key=$1 status=$2 tmp
+	[[ -n $key ]] || return 0
+	[[ $status -eq 0 || $status -eq 1 ]] || return 0
+	mkdir -p "$RESULTS"
+	tmp=$RESULTS/.tmp-$key
+	rm -rf "$tmp"
+	mkdir "$tmp"
+	cp "$OUT"/*-console.log "$OUT/summary.txt" "$tmp/"
+	git -C "$SRC" rev-parse 'HEAD^{tree}' >"$tmp/tree"
+	date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/date"
+	echo "$status" >"$tmp/status"
+	rm -rf "${RESULTS:?}/$key"
+	mv "$tmp" "$RESULTS/$key"
+}
+
 main() {
 	local kernel='' boot_kernel='' cost=1 rc=0 r name
 	SRC=$WF_REPO OUT=$WF_TOP/out/stress CALLS=100000 SEED=1 SECS=10 TIMEOUT=1800
-	EXTRA=() APPEND=''
-	while getopts 's:o:k:n:S:T:t:p:a:C' opt; do
+	EXTRA=() APPEND='' KERNEL_ARG='' RESULTS=${WF_STRESS_RESULTS:-$WF_CACHE/stress/results}
+	local force=0 key
+	while getopts 's:o:k:n:S:T:t:p:a:Cf' opt; do
 		case $opt in
 		s) SRC=$OPTARG ;;
 		o) OUT=$OPTARG ;;
@@ -175,6 +236,7 @@ main() {
 		p) EXTRA+=("$OPTARG") ;;
 		a) APPEND=$OPTARG ;;
 		C) cost=0 ;;
+		f) force=1 ;;
 		*) usage ;;
 		esac
 	done
@@ -190,8 +252,15 @@ main() {
 	done
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2
+	KERNEL_ARG=$kernel
 	mkdir -p "$OUT"
 	rm -f "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT/summary.txt"
+	key=$(result_key "$cost")
+	if [[ $force -eq 0 && -n $key ]]; then
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		kept_result "$key" && return 0 || r=$?
+		[[ $r -eq 3 ]] || return "$r"
+	fi
 	build_programs
 	if [[ -z $kernel ]]; then
 		info "building the debug config of $SRC"
@@ -223,6 +292,7 @@ main() {
 		}
 	fi
 	summary | tee "$OUT/summary.txt"
+	keep_result "$key" "$rc"
 	if [[ $rc -eq 0 ]]; then info "PASS (logs: $OUT)"; else info "FAIL (logs: $OUT)"; fi
 	return $rc
 }

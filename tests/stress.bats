@@ -17,6 +17,11 @@ setup_file() {
 	export FIX
 }
 
+setup() {
+	# Kept results of this test only: every test boots its guest.
+	export WF_STRESS_RESULTS=$BATS_TEST_TMPDIR/results
+}
+
 # stress ARGS...: a short stress run on the stand-in kernel.
 stress() {
 	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 2000 -T 1 -t 300 "$@"
@@ -67,4 +72,34 @@ stress() {
 	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -p /no/such/program
 	[ "$status" -eq 2 ]
 	[[ $output == *"error: test program /no/such/program does not exist or is not executable"* ]]
+}
+
+@test "stress: a result is kept by tree, kernel and counts; -f and a new count run again" {
+	stress -C
+	[ "$status" -eq 0 ]
+	[[ $output == *"booting the debug kernel"* ]]
+	cp "$BATS_TEST_TMPDIR/out/summary.txt" "$BATS_TEST_TMPDIR/first.txt"
+	rm -rf "$BATS_TEST_TMPDIR/out"
+	stress -C
+	[ "$status" -eq 0 ]
+	[[ $output != *"booting"* ]]
+	[[ $output == *"result kept from "* ]]
+	cmp "$BATS_TEST_TMPDIR/first.txt" "$BATS_TEST_TMPDIR/out/summary.txt"
+	[ -s "$BATS_TEST_TMPDIR/out/debug-console.log" ]
+	stress -C -f
+	[ "$status" -eq 0 ]
+	[[ $output == *"booting the debug kernel"* ]]
+	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -C
+	[ "$status" -eq 0 ]
+	[[ $output == *"booting the debug kernel"* ]]
+}
+
+@test "stress: a failed result is kept as failed" {
+	stress -C -a "STRESS_SYSCTL_NR=1023"
+	[ "$status" -eq 1 ]
+	stress -C -a "STRESS_SYSCTL_NR=1023"
+	[ "$status" -eq 1 ]
+	[[ $output == *"result kept from "* ]]
+	[[ $output == *"FAIL (kept"* ]]
+	grep -qE '^debug +fuzz +FAIL' "$BATS_TEST_TMPDIR/out/summary.txt"
 }
