@@ -8,6 +8,7 @@
 # right row.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup() {
 	setup_validate_fixture
