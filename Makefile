@@ -33,9 +33,9 @@ rebuild: base
 export:
 	@tools/export.sh
 
-## checkpatch: checkpatch.pl --strict on every commit of the branch
+## checkpatch: checkpatch.pl --strict on every commit of the branch (RANGE=a..b another range)
 checkpatch:
-	@checks/checkpatch.sh
+	@checks/checkpatch.sh $(RANGE)
 
 ## build: build the branch tip in CONFIG (default boot; see checks/configs/matrix.txt)
 build:
@@ -45,9 +45,9 @@ build:
 boot:
 	@checks/boot.sh
 
-## validate: rebuild, then checkpatch, sparse, build matrix and QEMU boot on every commit, cached by tree id (CHECKS=a,b limits)
+## validate: rebuild, then every check of checks/ on every commit, cached (CHECKS=a,b RANGE=a..b V=1)
 validate: rebuild
-	@checks/validate.sh $(if $(CHECKS),-c $(CHECKS))
+	@WF_VERBOSE=$(V) checks/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
 
 ## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
 stress: rebuild $(STRESS_AFTER)
@@ -97,8 +97,9 @@ test-tools: deps
 
 ## lint: shellcheck the scripts and the tests (also: functions whose set -e an if or || turns off)
 lint:
-	@shellcheck -x --enable=check-set-e-suppressed tools/*.sh checks/*.sh qemu-boot/*.sh \
-		tests/*.sh .ci/run tests/*.bats tests/*.bash
+	@shellcheck -x --enable=check-set-e-suppressed tools/*.sh checks/*.sh checks/*/run \
+		checks/*/*.sh checks/sparse/sparse-cc checks/qemu/boot qemu-boot/*.sh \
+		tests/*.sh .ci/run tests/*.bats tests/*.bash tests/fixtures/validate/boot.sh
 
 ## clean: remove this checkout's output (the cache stays; WF_CACHE names it)
 clean:

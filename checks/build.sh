@@ -1,132 +1,33 @@
 #!/usr/bin/env bash
-# Build the kernel work tree in one configuration of the matrix.
+# Build the kernel work tree in one configuration of the matrix ("make
+# build"; also the build step of make boot, make stress, bisect and
+# other-base).
 #
 #   checks/build.sh [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG
 #
-# SRC is the kernel work tree (default: the cache repo), OUT the build
-# directory (default: $WF_CACHE/build/CONFIG).  -C is make's C= (1: sparse
-# on what is rebuilt, 2: on every target); -m adds one make argument (for
-# instance CHECK=checks/sparse.sh).  The config is tinyconfig
-# with the fragments that checks/configs/matrix.txt lists for CONFIG.
-# Every requested symbol that the tree defines must end up with the
-# requested value.  Writes OUT/build.log and OUT/warnings.txt (compiler
-# and sparse warnings as "file: message", line numbers removed), also when
-# the build fails.
+# SRC defaults to the cache repo's work tree, OUT to $WF_CACHE/build/CONFIG.
+# The rest is checks/build/kbuild.sh, the driver the build check uses:
+# see its header.  Exit status: 0 built, 1 failed, 2 bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 
-CONFIGS=$WF_HOME/checks/configs
-
-usage() {
-	echo "usage: $0 [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG" >&2
-	exit 2
-}
-
-# matrix_row CONFIG: prints "arch fragment..." for CONFIG.
-matrix_row() {
-	local name=$1 row
-	row=$(awk -v n="$name" '$1 == n { $1 = ""; print; exit }' \
-		<(sed 's/#.*//' "$CONFIGS/matrix.txt"))
-	[[ -n $row ]] || die "unknown config '$name' (see $CONFIGS/matrix.txt)"
-	printf '%s\n' "$row"
-}
-
-# merged_fragment ARCH FRAGMENTS...: tinyconfig's inputs and ours, in order.
-# Only ours are verified afterwards: tiny.config names symbols of both
-# x86 flavours.
-merged_fragment() {
-	local arch=$1 frag
-	shift
-	cat "$SRC/kernel/configs/tiny-base.config" "$SRC/kernel/configs/tiny.config"
-	cat "$SRC/arch/x86/configs/tiny.config"
-	for frag in "$@"; do
-		[[ -r $CONFIGS/$frag ]] || die "config fragment $CONFIGS/$frag is missing"
-		cat "$CONFIGS/$frag"
-	done
-}
-
-# verify_config FRAGMENT: every symbol requested by FRAGMENT (last value
-# wins) that the tree knows must have that value in OUT/.config.
-verify_config() {
-	local frag=$1 sym want have bad=0
-	while read -r sym want; do
-		have=$(grep -E "^(CONFIG_$sym=|# CONFIG_$sym is not set)" "$OUT/.config" || true)
-		case $have in
-		"CONFIG_$sym=$want") continue ;;
-		"# CONFIG_$sym is not set") [[ $want == n ]] && continue ;;
-		"") [[ $want == n ]] && continue
-			grep -rqE "^[[:space:]]*(menu)?config[[:space:]]+$sym\$" \
-				--include='Kconfig*' "$SRC" || continue ;;
-		esac
-		printf '%s: config %s: CONFIG_%s=%s requested, .config has "%s"\n' \
-			"$WF_PROG" "$CONFIG" "$sym" "$want" "${have:-nothing}" >&2
-		bad=1
-	done < <(sed -nE -e 's/^CONFIG_([A-Za-z0-9_]+)=(.*)/\1 \2/p' \
-		-e 's/^# CONFIG_([A-Za-z0-9_]+) is not set/\1 n/p' "$frag" |
-		awk '{ v[$1] = $2; if (!($1 in o)) { o[$1] = n++; k[n - 1] = $1 } }
-		     END { for (i = 0; i < n; i++) print k[i], v[k[i]] }')
-	return $bad
-}
-
 main() {
-	local target='' check=0 row arch frag
-	local -a extra=()
-	SRC=$WF_REPO OUT=
+	local src=$WF_REPO out='' config
+	local -a args=()
 	while getopts 's:o:t:C:m:' opt; do
 		case $opt in
-		s) SRC=$OPTARG ;;
-		o) OUT=$OPTARG ;;
-		t) target=$OPTARG ;;
-		C) check=$OPTARG ;;
-		m) extra+=("$OPTARG") ;;
-		*) usage ;;
+		s) src=$OPTARG ;;
+		o) out=$OPTARG ;;
+		t | C | m) args+=("-$opt" "$OPTARG") ;;
+		*) echo "usage: $0 [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG" >&2; exit 2 ;;
 		esac
 	done
 	shift $((OPTIND - 1))
-	[[ $# -eq 1 ]] || usage
-	CONFIG=$1
-	row=$(matrix_row "$CONFIG")
-	[[ -f $SRC/Makefile && -d $SRC/kernel ]] ||
-		die "$SRC is not a kernel source tree$([[ $SRC != "$WF_REPO" ]] || echo ' (run: make rebuild)')"
-	read -r arch frag <<<"$row"
-	OUT=${OUT:-$WF_CACHE/build/$CONFIG}
-	mkdir -p "$OUT"
-	rm -f "$OUT/warnings.txt"
-	# shellcheck disable=SC2086 # the fragment list is split on purpose
-	merged_fragment "$arch" $frag >"$OUT/fragment.config"
-	# shellcheck disable=SC2086
-	(cd "$CONFIGS" && cat $frag) >"$OUT/requested.config"
-	export CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE/ccache}
-	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'
-	export KBUILD_BUILD_USER=sysctl-wf KBUILD_BUILD_HOST=qemu
-	local -a mk=(make -s -C "$SRC" O="$OUT" ARCH="$arch" "CC=ccache gcc"
-		-j"$(nproc)" "${extra[@]}")
-	"${mk[@]}" KCONFIG_ALLCONFIG="$OUT/fragment.config" allnoconfig \
-		>"$OUT/config.log" 2>&1 || {
-		tail -n 5 "$OUT/config.log" >&2
-		die "config $CONFIG: allnoconfig failed (log: $OUT/config.log)"
-	}
-	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-	verify_config "$OUT/requested.config" ||
-		die "config $CONFIG does not have the symbols its fragments request"
-	[[ -n $target ]] || target=bzImage
-	if ! "${mk[@]}" C="$check" "$target" >"$OUT/build.log" 2>&1; then
-		extract_warnings <"$OUT/build.log" >"$OUT/warnings.txt"
-		grep -E 'error|Error' "$OUT/build.log" | head -n 5 >&2 || true
-		die "config $CONFIG: build of $target failed (log: $OUT/build.log)"
-	fi
-	extract_warnings <"$OUT/build.log" >"$OUT/warnings.txt"
-	info "config $CONFIG: built $target, $(wc -l <"$OUT/warnings.txt") warning(s)"
-}
-
-# extract_warnings: "file: message" for each compiler or sparse warning,
-# with the line and column numbers and the build directory removed, and
-# gcc's typographic quotes made plain, so that warnings can be compared
-# between commits.
-extract_warnings() {
-	sed -nE 's/^([^ :]+):[0-9]+(:[0-9]+)?: (warning|error): (.*)$/\1: \3: \4/p' |
-		LC_ALL=C sed -E -e "s#^(\\.\\./|$SRC/)##" -e "s/\xe2\x80[\x98\x99]/'/g" | LC_ALL=C sort -u
+	[[ $# -eq 1 ]] || { echo "usage: $0 [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG" >&2; exit 2; }
+	config=$1
+	WF_PROG=build exec "$WF_HOME/checks/build/kbuild.sh" -s "$src" -o "${out:-$WF_CACHE/build/$config}" \
+		"${args[@]}" "$config"
 }
 
 main "$@"

@@ -1,47 +1,55 @@
 #!/usr/bin/env bash
-# Run checkpatch.pl --strict on every commit of the topic branch.
+# Run checkpatch.pl --strict on every commit of the topic branch
+# ("make checkpatch", RANGE= another range).
 #
 #   checks/checkpatch.sh [REV-RANGE]
 #
-# REV-RANGE defaults to base..branch.  Uses the scripts/checkpatch.pl of
-# the base tree.  FILE_PATH_CHANGES is the one message type accepted (see
-# shared/design/series.md): the series itself adds its new files to
-# MAINTAINERS.  Prints one line per commit and the totals; fails if any
-# commit has an error, a warning or a check.
+# REV-RANGE defaults to base..branch.  Runs the checkpatch check
+# (checks/checkpatch/run) on each commit with the cache repo's work tree
+# (its scripts/checkpatch.pl) as the source.  Prints one line per commit
+# ("pass" or "fail", the commit, its subject, the check's summary), the
+# checkpatch output of each failing one, and the totals.  Exit status: 0
+# every commit passed, 1 one failed, 2 bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 
+bad_input() {
+	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	exit 2
+}
+
 main() {
-	local range=${1:-} c out e w k bad=0 n=0 te=0 tw=0 tk=0 subject ver
-	parse_branches
+	local range=${1:-} c n=0 bad=0 subject summary rc ver parent
+	[[ $# -le 1 ]] || { echo "usage: $0 [REV-RANGE]" >&2; exit 2; }
 	if [[ -z $range ]]; then
+		parse_branches
 		ver=$(package_version)
 		range="$(base_ref "$ver")..refs/heads/$TOPIC_NAME"
 	fi
-	[[ -x $WF_REPO/scripts/checkpatch.pl ]] || die "no scripts/checkpatch.pl in $WF_REPO (run: make rebuild)"
+	[[ -x $WF_REPO/scripts/checkpatch.pl ]] || bad_input "no scripts/checkpatch.pl in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
+	repo_git rev-list -n 1 "$range" >/dev/null 2>&1 || bad_input "bad revision range '$range' in $WF_REPO"
+	TMPD=$(mktemp -d)
+	trap 'rm -rf "$TMPD"' EXIT
 	for c in $(repo_git rev-list --reverse "$range"); do
 		n=$((n + 1))
 		subject=$(repo_git log -1 --format=%s "$c")
-		out=$(cd "$WF_REPO" && ./scripts/checkpatch.pl --strict --no-color \
-			--ignore FILE_PATH_CHANGES --summary-file -g "$c" 2>&1) || true
-		read -r e w k < <(sed -nE 's/.*total: ([0-9]+) errors, ([0-9]+) warnings, ([0-9]+) checks.*/\1 \2 \3/p' <<<"$out" | tail -n 1)
-		if [[ -z ${e:-} ]]; then
-			printf 'FAIL %s %s: checkpatch gave no summary: %s\n' "${c:0:12}" "$subject" "$(head -n 1 <<<"$out")"
-			bad=1
-			continue
-		fi
-		te=$((te + e)) tw=$((tw + w)) tk=$((tk + k))
-		if [[ $((e + w + k)) -ne 0 ]]; then
-			printf 'FAIL %s %s: %s errors, %s warnings, %s checks\n' "${c:0:12}" "$subject" "$e" "$w" "$k"
-			grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" | sed 's/^/    /'
-			bad=1
+		rc=0
+		parent=$(git -C "$WF_REPO" rev-parse -q --verify "$c^") || parent=''
+		summary=$(WF_CHECK_NAME=checkpatch WF_CHECK_SRC=$WF_REPO WF_CHECK_COMMIT=$c \
+			WF_CHECK_PARENT=$parent WF_CHECK_OUT=$TMPD \
+			"$WF_HOME/checks/checkpatch/run" 2>"$TMPD/log") || rc=$?
+		if [[ $rc -eq 0 ]]; then
+			printf 'pass %s %s: %s\n' "${c:0:12}" "$subject" "$summary"
 		else
-			printf 'ok   %s %s\n' "${c:0:12}" "$subject"
+			printf 'fail %s %s: %s\n' "${c:0:12}" "$subject" "$summary"
+			sed 's/^/    /' "$TMPD/log"
+			bad=$((bad + 1))
 		fi
 	done
-	printf 'checkpatch: %d commit(s): %d errors, %d warnings, %d checks\n' "$n" "$te" "$tw" "$tk"
-	return $bad
+	printf 'checkpatch: %d commit(s): %d pass, %d fail\n' "$n" $((n - bad)) "$bad"
+	[[ $bad -eq 0 ]]
 }
 
 main "$@"

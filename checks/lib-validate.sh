@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Helpers of checks/validate.sh: cache keys, warning sets, console logs.
-# Sourced, never run.
+# Helpers of checks/validate.sh (the runner): cache keys, the matrix,
+# durations.  Sourced, never run.
 # shellcheck shell=bash
 
 # vl_hash: a short content hash of stdin.
@@ -18,38 +18,30 @@ vl_files_hash() {
 	done | vl_hash
 }
 
-# vl_tool_version CMD...: the first line of CMD's version output, or
-# "none" when it cannot run.
+# vl_path_hash PATH: hash of a file, or of a directory's files (their
+# paths below it, contents and execute bits), wherever it lies; "missing"
+# when there is nothing.
+vl_path_hash() {
+	local p=$1
+	if [[ -d $p ]]; then
+		(
+			cd "$p" || exit 1
+			find . -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum
+			find . -type f -perm -u+x | LC_ALL=C sort
+		) | vl_hash
+	elif [[ -f $p ]]; then
+		vl_hash <"$p"
+	else
+		echo missing
+	fi
+}
+
+# vl_tool_version COMMAND: the first line of what the shell command
+# COMMAND prints, or "none" when it cannot run.
 vl_tool_version() {
 	local out
-	out=$("$@" 2>&1 | head -n 1) || true
+	out=$(bash -c "$1" 2>&1 | head -n 1) || true
 	printf '%s\n' "${out:-none}"
-}
-
-# vl_new_warnings OLD NEW: the lines of the warning set NEW that are not in
-# OLD (both "file: warning: message" lines, line numbers removed).  The
-# warnings themselves are compared, not their count, so a warning that
-# replaces another is new.
-vl_new_warnings() {
-	LC_ALL=C comm -13 <(LC_ALL=C sort -u "$1") <(LC_ALL=C sort -u "$2")
-}
-
-# vl_next_state OLD NEW CHANGED: the warning state of a tree after an
-# incremental build.  Warnings of OLD in files listed in CHANGED (the files
-# that differ from the tree OLD describes) are dropped, those of the build
-# (NEW: the files it recompiled) are added.
-vl_next_state() {
-	local old=$1 new=$2 changed=$3
-	{
-		awk -F': ' 'NR == FNR { gone[$0] = 1; next } !($1 in gone)' "$changed" "$old"
-		cat "$new"
-	} | LC_ALL=C sort -u
-}
-
-# vl_translated LOG: N of the smoke test's "# translated N of M probed
-# names" line of PID 1 (not of a nested test), or nothing.
-vl_translated() {
-	sed -nE 's/^# translated ([0-9]+) of ([0-9]+) probed names.*/\1 \2/p' "$1" 2>/dev/null | head -n 1
 }
 
 # vl_elapsed SECONDS: "1m05s".
@@ -71,4 +63,23 @@ vl_matrix_configs() {
 	sed 's/#.*//' "$1" | awk -v skip="$tip_only" '
 		BEGIN { n = split(skip, s); for (i = 1; i <= n; i++) out[s[i]] = 1 }
 		NF && !($1 in out) { print $1 }'
+}
+
+# vl_html TEXT: TEXT with &, <, > and " escaped for HTML.
+vl_html() {
+	local s=$1
+	s=${s//&/&amp;}
+	s=${s//</&lt;}
+	s=${s//>/&gt;}
+	s=${s//\"/&quot;}
+	printf '%s' "$s"
+}
+
+# vl_nearly_full DIR: true when the filesystem of DIR (or of its nearest
+# existing parent) has less than 1 MiB free.
+vl_nearly_full() {
+	local d=$1 avail
+	while [[ ! -e $d && $d == */* ]]; do d=${d%/*}; done
+	avail=$(df -Pk "${d:-/}" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	[[ -n $avail && $avail -lt 1024 ]]
 }

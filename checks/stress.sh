@@ -258,7 +258,7 @@ result_key() {
 			"$tree" "$image" "$CALLS" "$SEED" "$SECS" "$TIMEOUT" "$cost" "$APPEND"
 		# What builds, boots and judges the guests.
 		sha256sum "$STRESS"/*.c "$STRESS"/*.h "$WF_HOME/checks/stress.sh" \
-			"$WF_HOME/checks/build.sh" "$WF_HOME/checks/configs/debug.config" \
+			"$WF_HOME/checks/build.sh" "$WF_HOME/checks/build/kbuild.sh" "$WF_HOME/checks/configs/debug.config" \
 			"$WF_HOME/checks/configs/boot.config" "$WF_HOME"/qemu-boot/*.sh \
 			"$WF_HOME/qemu-boot/bad-console.txt" | sed "s# $WF_HOME/# #"
 	} | sha256sum | cut -c1-40

@@ -1,45 +1,48 @@
 #!/usr/bin/env bash
-# Validate every commit of the topic branch: checkpatch --strict, sparse,
-# a build in each config of the matrix and a QEMU boot with the smoke
-# test, every result cached by tree id.
+# The runner of the per-commit checks: every check directory of checks/
+# on every commit of the topic branch, every result cached.
 #
 #   checks/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
 #
-# RANGE defaults to base..branch.  CHECKs are checkpatch, sparse, qemu and
-# the configs of checks/configs/matrix.txt (default: all).  The commits are
-# checked out in a worktree of the cache repo ($WF_CACHE/validate-tree;
-# the developer's work tree is never touched) and built in order,
-# incrementally, in $WF_CACHE/validate/build/<config> with ccache (apart
-# from the build directories of "make build" and "make boot", which build
-# the developer's work tree).  Warnings are new
-# when the parent (the last commit that built in that config) did not have
-# them.  Results live in $WF_CACHE/validate/results, keyed by the tree ids
-# and a hash of each check's inputs.  Writes OUTDIR/report.txt and
-# OUTDIR/results.json (default OUTDIR: $WF_TOP/out/validate), and the
-# start time of every step run in OUTDIR/timings.tsv; exit status 1
-# when anything failed, 2 on bad input.
+# RANGE defaults to base..branch; CHECKs are the result names (the check
+# directories, a per-config check once per config of configs/matrix.txt;
+# default: all).  Exit status: 0 every result passed (or was skipped), 1
+# a check failed on a commit, 2 bad input, 3 an infrastructure error
+# (a check could not run: disk full, a broken tool; never cached).
 #
-# WF_VALIDATE_BOOT names the boot command (default checks/boot.sh, called
-# as "CMD -B -s TREE -o BUILDDIR", writing BUILDDIR/console.log).
+# A check is a directory with an executable "run" and a "conf"
+# (CONTRIBUTING.md, "Add a check", describes both and the environment a
+# check gets).  The commits are checked out in a worktree of the cache
+# repo ($WF_CACHE/validate-tree; the developer's work tree is never
+# touched).  Checks with a build directory build in
+# $WF_CACHE/validate/build/<result>, incrementally from commit to commit
+# (ccache).  A result is cached in $WF_CACHE/validate/results/<result>/
+# under a key made of the commit's tree, its parent's tree, a hash of the
+# check's directory and of what its conf declares (the paths it uses, its
+# config's fragments, tool versions, the message, the result it compares
+# with or needs).  Writes OUTDIR/report.txt, OUTDIR/report.html,
+# OUTDIR/results.json (default OUTDIR: $WF_TOP/out/validate) and the
+# start time of every step in OUTDIR/timings.tsv.  No step is silent for
+# more than WF_PROGRESS_INTERVAL seconds (default 15); WF_VERBOSE=1 (make
+# V=1) shows the checks' logs live.  WF_CHECKS_DIR names another checks
+# directory.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 # shellcheck source=checks/lib-validate.sh
 . "$WF_HOME/checks/lib-validate.sh"
 
-MATRIX=$WF_HOME/checks/configs/matrix.txt
-CONFIGS_DIR=$WF_HOME/checks/configs
+CHECKS_DIR=${WF_CHECKS_DIR:-$WF_HOME/checks}
+MATRIX=$CHECKS_DIR/configs/matrix.txt
 TREE=$WF_CACHE/validate-tree
 RESULTS=$WF_CACHE/validate/results
 BUILDROOT=$WF_CACHE/validate/build
-BOOT_CMD=${WF_VALIDATE_BOOT:-$WF_HOME/checks/boot.sh}
-# The meaning of a cached result.  Bump it when a change to this script or
-# lib-validate.sh changes what a check finds; edits that do not (messages,
-# the report) keep the cache, so they do not cost a rebuild of the matrix.
-CACHE_VERSION=1
+SCHEMA=2
+EVERY=${WF_PROGRESS_INTERVAL:-15}
+BEAT_PID=''
 
 usage() {
-	echo "usage: $0 [-o OUTDIR] [-c CHECK,...] [RANGE]" >&2
+	sed -n '5,11p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -49,12 +52,191 @@ bad_input() {
 	exit 2
 }
 
+# ---------------------------------------------------------------- checks
+
+# parse_conf NAME FILE: the declarations of check NAME (C_* arrays).
+parse_conf() {
+	local name=$1 file=$2 line lineno=0 word rest row
+	C_ORDER[$name]=50
+	[[ -e $file ]] || return 0
+	while IFS= read -r line || [[ -n $line ]]; do
+		lineno=$((lineno + 1))
+		[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+		read -r word rest <<<"$line"
+		case $word in
+		order) [[ $rest =~ ^[0-9]+$ ]] || bad_input "$file:$lineno: order takes a number, not '$rest'"
+			C_ORDER[$name]=$rest ;;
+		per-config | baseline | compare | build-dir)
+			[[ -z $rest ]] || bad_input "$file:$lineno: '$word' takes no argument"
+			case $word in
+			per-config) C_per_config[$name]=1 ;;
+			baseline) C_baseline[$name]=1 ;;
+			compare) C_compare[$name]=1 ;;
+			build-dir) C_build_dir[$name]=1 ;;
+			esac ;;
+		config) row=$(vl_matrix_row "$MATRIX" "$rest")
+			[[ -n $row ]] || bad_input "$file:$lineno: unknown config '$rest' (see $MATRIX)"
+			C_CONFIG[$name]=$rest ;;
+		needs) C_NEEDS[$name]=$rest ;;
+		uses) for word in $rest; do
+				[[ -e $WF_HOME/$word ]] || bad_input "$file:$lineno: '$word' does not exist in $WF_HOME"
+			done
+			C_USES[$name]+="$rest " ;;
+		version) C_VERSIONS[$name]+="$rest"$'\n' ;;
+		key) [[ $rest == message ]] || bad_input "$file:$lineno: 'key' takes 'message', not '$rest'"
+			C_KEYMSG[$name]=1 ;;
+		*) bad_input "$file:$lineno: unknown declaration '$word'" ;;
+		esac
+	done <"$file"
+}
+
+# load_checks: the check directories of CHECKS_DIR, and the results they
+# give, in table order (RESULT_NAMES; R_CHECK, R_CONFIG).
+load_checks() {
+	local dir name r cfg
+	local -a names configs
+	# shellcheck disable=SC2034 # C_baseline, C_compare, C_build_dir, C_KEYMSG: read through flag()
+	declare -gA C_ORDER=() C_per_config=() C_baseline=() C_compare=() C_build_dir=() C_CONFIG=() \
+		C_NEEDS=() C_USES=() C_VERSIONS=() C_KEYMSG=() R_CHECK=() R_CONFIG=()
+	[[ -r $MATRIX ]] || bad_input "cannot read the config matrix $MATRIX"
+	mapfile -t configs < <(vl_matrix_configs "$MATRIX")
+	names=()
+	for dir in "$CHECKS_DIR"/*/; do
+		dir=${dir%/}
+		name=${dir##*/}
+		[[ -e $dir/run ]] || continue
+		[[ -x $dir/run ]] || bad_input "$dir/run is not executable"
+		[[ $name =~ ^[a-z0-9][a-z0-9_-]*$ ]] || bad_input "check directory '$name': use a-z, 0-9, _ and -"
+		parse_conf "$name" "$dir/conf"
+		names+=("$name")
+	done
+	[[ ${#names[@]} -gt 0 ]] || bad_input "no check directories in $CHECKS_DIR"
+	RESULT_NAMES=()
+	while read -r _ name; do
+		if [[ -n ${C_per_config[$name]:-} ]]; then
+			for cfg in "${configs[@]}"; do add_result "$cfg" "$name" "$cfg"; done
+		else
+			add_result "$name" "$name" "${C_CONFIG[$name]:-}"
+		fi
+	done < <(for name in "${names[@]}"; do printf '%s %s\n' "${C_ORDER[$name]}" "$name"; done |
+		LC_ALL=C sort -k1,1n -k2,2)
+	for r in "${RESULT_NAMES[@]}"; do
+		name=${R_CHECK[$r]}
+		[[ -z ${C_NEEDS[$name]:-} || -n ${R_CHECK[${C_NEEDS[$name]}]:-} ]] ||
+			bad_input "$CHECKS_DIR/$name/conf: needs '${C_NEEDS[$name]}', which no check gives"
+	done
+}
+
+# add_result RESULT CHECK CONFIG
+add_result() {
+	[[ -z ${R_CHECK[$1]:-} ]] ||
+		bad_input "two checks give a result named '$1' ($CHECKS_DIR/${R_CHECK[$1]} and $CHECKS_DIR/$2)"
+	R_CHECK[$1]=$2
+	R_CONFIG[$1]=$3
+	RESULT_NAMES+=("$1")
+}
+
+# flag RESULT WHAT: true when RESULT's check declares WHAT.
+flag() {
+	local -n arr=C_$2
+	[[ -n ${arr[${R_CHECK[$1]}]:-} ]]
+}
+
+# needs RESULT: the result RESULT needs at the same commit, or nothing.
+needs() {
+	printf '%s' "${C_NEEDS[${R_CHECK[$1]}]:-}"
+}
+
+# build_dir RESULT: the build directory RESULT's check gets (its own, or
+# that of the result it needs), or nothing.
+build_dir() {
+	local r=$1 dep
+	# shellcheck disable=SC2310 # its status is its answer
+	if flag "$r" build_dir; then
+		printf '%s/%s' "$BUILDROOT" "$r"
+		return
+	fi
+	dep=$(needs "$r")
+	[[ -n $dep ]] && build_dir "$dep"
+	return 0
+}
+
+# select_results CHECKLIST: ENABLED[result]=1 for the comma list and what
+# they need; RUN_ORDER: the enabled results, each after what it needs.
+select_results() {
+	local checklist=$1 r dep progress
+	local -a want
+	declare -gA ENABLED=() ADDED=()
+	IFS=, read -r -a want <<<"${checklist:-$(IFS=,; echo "${RESULT_NAMES[*]}")}"
+	for r in "${want[@]}"; do
+		[[ -n ${R_CHECK[$r]:-} ]] || bad_input "unknown check '$r' (checks: ${RESULT_NAMES[*]})"
+		while [[ -n $r && -z ${ENABLED[$r]:-} ]]; do
+			ENABLED[$r]=1
+			r=$(needs "$r")
+		done
+	done
+	RUN_ORDER=()
+	progress=1
+	while [[ $progress -eq 1 ]]; do
+		progress=0
+		for r in "${RESULT_NAMES[@]}"; do
+			[[ -n ${ENABLED[$r]:-} && -z ${ADDED[$r]:-} ]] || continue
+			dep=$(needs "$r")
+			[[ -z $dep || -n ${ADDED[$dep]:-} ]] || continue
+			RUN_ORDER+=("$r")
+			ADDED[$r]=1 progress=1
+		done
+	done
+	[[ ${#RUN_ORDER[@]} -eq ${#ENABLED[@]} ]] || bad_input "the checks' needs form a cycle"
+}
+
+# static_keys: R_STATIC[result], the part of its key that does not
+# depend on the commit: the check's directory, what it uses, its
+# config's matrix row and fragments, its tools' versions.
+static_keys() {
+	local r c cfg u row v frags f
+	local -a files
+	declare -gA R_STATIC=()
+	for r in "${RUN_ORDER[@]}"; do
+		c=${R_CHECK[$r]} cfg=${R_CONFIG[$r]}
+		R_STATIC[$r]=$( {
+			printf 'result %s check %s config %s\n' "$r" "$c" "$cfg"
+			printf 'dir %s\n' "$(vl_path_hash "$CHECKS_DIR/$c")"
+			for u in ${C_USES[$c]:-}; do printf 'uses %s %s\n' "$u" "$(vl_path_hash "$WF_HOME/$u")"; done
+			if [[ -n $cfg ]]; then
+				row=$(vl_matrix_row "$MATRIX" "$cfg")
+				read -r _ frags <<<"$row"
+				files=()
+				for f in $frags; do files+=("$CHECKS_DIR/configs/$f"); done
+				printf 'config %s %s\n' "$row" "$(vl_files_hash "${files[@]}")"
+			fi
+			while IFS= read -r v; do
+				[[ -z $v ]] || printf 'version %s\n' "$(vl_tool_version "$v")"
+			done <<<"${C_VERSIONS[$c]:-}"
+		} | vl_hash)
+	done
+}
+
+# result_key RESULT I: the cache key of RESULT at commit I.
+result_key() {
+	local r=$1 i=$2 dep
+	{
+		printf '%s\n' "${R_STATIC[$r]}" "tree ${TREES[$i]}" "parent ${PTREES[$i]}"
+		# shellcheck disable=SC2310 # its status is its answer
+		if flag "$r" KEYMSG; then repo_git log -1 --format='%an <%ae>%n%B' "${COMMITS[$i]}"; fi
+		# shellcheck disable=SC2310 # its status is its answer
+		if flag "$r" compare; then printf 'prev %s\n' "${PREV_KEY[$r]:-none}"; fi
+		dep=$(needs "$r")
+		[[ -z $dep ]] || printf 'needs %s\n' "${KEY[$dep,$i]}"
+	} | vl_hash
+}
+
 # ---------------------------------------------------------------- inputs
 
 # load_commits RANGE: COMMITS (0 is the parent of the first), TREES,
-# SUBJECTS.
+# PTREES (the trees of their parents), SUBJECTS.
 load_commits() {
-	local range=$1 c first
+	local range=$1 c first p
 	local -a list
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-list -n 1 "$range" >/dev/null 2>&1 || bad_input "bad revision range '$range' in $WF_REPO"
@@ -72,72 +254,48 @@ load_commits() {
 			bad_input "the first commit of '$range' has no parent"
 		COMMITS+=("${list[@]}")
 	fi
-	TREES=() SUBJECTS=()
+	TREES=() PTREES=() SUBJECTS=() PARENTS=()
 	for c in "${COMMITS[@]}"; do
 		TREES+=("$(repo_git rev-parse "$c^{tree}")")
 		SUBJECTS+=("$(repo_git log -1 --format=%s "$c")")
+		# shellcheck disable=SC2310 # repo_git is one git command
+		p=$(repo_git rev-parse -q --verify "$c^" 2>/dev/null) || p=''
+		PARENTS+=("$p")
+		if [[ -n $p ]]; then PTREES+=("$(repo_git rev-parse "$p^{tree}")"); else PTREES+=(none); fi
 	done
-}
-
-# select_checks CHECKLIST: ENABLED[check]=1 for the checks of the comma list.
-select_checks() {
-	local checklist=$1 c
-	local -a want
-	CONFIGS=()
-	mapfile -t CONFIGS < <(vl_matrix_configs "$MATRIX")
-	ALL_CHECKS=(checkpatch sparse "${CONFIGS[@]}" qemu)
-	declare -gA ENABLED=()
-	IFS=, read -r -a want <<<"${checklist:-$(IFS=,; echo "${ALL_CHECKS[*]}")}"
-	for c in "${want[@]}"; do
-		[[ " ${ALL_CHECKS[*]} " == *" $c "* ]] ||
-			bad_input "unknown check '$c' (checks: ${ALL_CHECKS[*]})"
-		ENABLED[$c]=1
-	done
-	# sparse runs in the boot config's build, qemu boots what it built.
-	[[ -n ${ENABLED[sparse]:-} || -n ${ENABLED[qemu]:-} ]] && ENABLED[boot]=1
-	return 0
-}
-
-# input_hashes: INPUTS[check], the hash of everything but the tree that a
-# check's result depends on: the config fragments, tool versions, the
-# smoke test, the scripts themselves.
-input_hashes() {
-	local c row arch frags gcc_v make_v sparse_v
-	local -a files
-	declare -gA INPUTS=()
-	gcc_v=$(vl_tool_version gcc --version)
-	make_v=$(vl_tool_version make --version)
-	sparse_v=$(vl_tool_version "${WF_SPARSE:-sparse}" --version)
-	for c in "${CONFIGS[@]}"; do
-		row=$(vl_matrix_row "$MATRIX" "$c")
-		read -r arch frags <<<"$row"
-		files=()
-		for f in $frags; do files+=("$CONFIGS_DIR/$f"); done
-		INPUTS[$c]=$(printf '%s\n' "config $c $arch $frags" "$gcc_v" "$make_v" "$CACHE_VERSION" \
-			"$(vl_files_hash "${files[@]}" "$WF_HOME/checks/build.sh")" \
-			"sparse ${ENABLED[sparse]:-0} $sparse_v $(vl_files_hash "$WF_HOME/checks/sparse.sh")" | vl_hash)
-	done
-	INPUTS[checkpatch]=$(printf '%s\n' "$(vl_tool_version perl -e 'print "perl $]\n"')" "$CACHE_VERSION" | vl_hash)
-	INPUTS[qemu]=$(printf '%s\n' "$gcc_v" "$CACHE_VERSION" "${BOOT_CMD##*/}" \
-		"$(vl_tool_version qemu-system-x86_64 --version)" \
-		"$(vl_files_hash "$CONFIGS_DIR/boot.config" "$WF_HOME/qemu-boot/smoke.c" \
-			"$WF_HOME/qemu-boot/run.sh" "$WF_HOME/qemu-boot/bad-console.txt" \
-			"$WF_HOME/qemu-boot/mkinitramfs.sh" \
-			"$WF_HOME/checks/boot.sh" "$BOOT_CMD")" | vl_hash)
 }
 
 # ---------------------------------------------------------------- progress
 
-# progress I CHECK WHAT: one line on stderr, and the start of a step in
-# OUTDIR/timings.tsv (time, commit, check, step; a step lasts until the
+# label I: "base" or "i/n".
+label() {
+	if [[ $1 -eq 0 ]]; then echo base; else echo "$1/$((${#COMMITS[@]} - 1))"; fi
+}
+
+# progress I RESULT WHAT: one line on stderr, and the start of a step in
+# OUTDIR/timings.tsv (time, commit, result, step; a step lasts until the
 # next line), for tools/bench-validate.sh and whoever wonders where the
 # time goes.
 progress() {
-	local i=$1 n=$((${#COMMITS[@]} - 1)) label
-	if [[ $i -eq 0 ]]; then label=base; else label="$i/$n"; fi
-	printf '%s\t%s\t%s\t%s\n' "$EPOCHREALTIME" "$i" "$2" "$3" >>"$TIMINGS"
-	printf '%s: [%7s] %s %-10s %s (%s)\n' "$WF_PROG" "$label" "${COMMITS[$i]:0:12}" "$2" "$3" \
+	printf '%s\t%s\t%s\t%s\n' "$EPOCHREALTIME" "$1" "$2" "$3" >>"$TIMINGS"
+	printf '%s: [%7s] %s %-10s %s (%s)\n' "$WF_PROG" "$(label "$1")" "${COMMITS[$1]:0:12}" "$2" "$3" \
 		"$(vl_elapsed $((SECONDS - START)))" >&2
+}
+
+# heartbeat I RESULT LOG: every EVERY seconds, that RESULT still runs,
+# for how long, and the last line of its LOG.  Run in the background;
+# TERM ends it and its sleep at once.
+heartbeat() {
+	local start=$SECONDS line nap=''
+	trap '[[ -z $nap ]] || kill "$nap" 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep "$EVERY" &
+		nap=$!
+		wait "$nap" || true
+		line=$(tail -n 1 "$3" 2>/dev/null | tr -d '\r' | cut -c1-60) || line=''
+		printf '%s: [%7s] %s %-10s still running (%s)%s\n' "$WF_PROG" "$(label "$1")" "${COMMITS[$1]:0:12}" \
+			"$2" "$(vl_elapsed $((SECONDS - start)))" "${line:+: $line}" >&2
+	done
 }
 
 # ---------------------------------------------------------------- worktree
@@ -145,7 +303,7 @@ progress() {
 # goto_commit I: check out commit I in the validation worktree.  git only
 # rewrites the files that differ, so make rebuilds only what changed.
 goto_commit() {
-	local c=${COMMITS[$1]}
+	local c=${COMMITS[$1]} gitdir
 	if [[ ! -e $TREE/.git ]]; then
 		info "creating the validation worktree $TREE (once)"
 		repo_git worktree prune
@@ -155,370 +313,331 @@ goto_commit() {
 			die "cannot create the worktree $TREE"
 	fi
 	[[ $(git -C "$TREE" rev-parse HEAD) == "$c" ]] && return 0
+	# We hold the validate lock: an index.lock is a killed run's.
+	gitdir=$(git -C "$TREE" rev-parse --absolute-git-dir)
+	rm -f "$gitdir/index.lock"
 	git -C "$TREE" checkout -q -f --detach "$c" || die "cannot check out $c in $TREE"
 }
 
-# ---------------------------------------------------------------- results
+# ---------------------------------------------------------------- running
 
-# result_dir CHECK KEY
-result_dir() {
-	printf '%s/%s/%s\n' "$RESULTS" "$1" "$2"
+# run_check RESULT I OUT PREV: run RESULT's check on commit I with its
+# output directory OUT (its stdout in OUT/summary, its stderr in OUT/log)
+# and PREV as the result it compares with.  Sets RC.  The check runs in
+# the foreground, in the runner's process group: Ctrl-C or a kill of the
+# group stops it with the runner.
+run_check() {
+	local r=$1 i=$2 out=$3 prev=$4 bdir run
+	bdir=$(build_dir "$r")
+	run=$CHECKS_DIR/${R_CHECK[$r]}/run
+	goto_commit "$i"
+	if [[ -n $bdir ]]; then
+		mkdir -p "$bdir"
+		rm -f "$bdir/.validate-at"
+	fi
+	RC=0
+	heartbeat "$i" "$r" "$out/log" &
+	BEAT_PID=$!
+	local -a env=(env WF_HOME="$WF_HOME" WF_CACHE="$WF_CACHE" WF_CHECK_NAME="$r" WF_CHECK_SRC="$TREE"
+		WF_CHECK_BUILD="$bdir" WF_CHECK_COMMIT="${COMMITS[$i]}" WF_CHECK_PARENT="${PARENTS[$i]}"
+		WF_CHECK_CONFIG="${R_CONFIG[$r]}" WF_CHECK_OUT="$out" WF_CHECK_PREV="$prev")
+	# (a redirection that fails, on a full disk, fails the command: RC says so)
+	if [[ ${WF_VERBOSE:-0} == 1 ]]; then
+		"${env[@]}" "$run" </dev/null >"$out/summary" 2> >(tee -a "$out/log" | sed "s/^/  $r: /" >&2) || RC=$?
+	else
+		"${env[@]}" "$run" </dev/null >"$out/summary" 2>>"$out/log" || RC=$?
+	fi
+	kill "$BEAT_PID" 2>/dev/null || true
+	wait "$BEAT_PID" 2>/dev/null || true
+	BEAT_PID=''
+	if [[ -n $bdir && ($RC -eq 0 || $RC -eq 1 || $RC -eq 125) ]]; then
+		printf '%s\n' "${TREES[$i]}" >"$bdir/.validate-at" 2>/dev/null || true
+	fi
 }
+
+# built_at RESULT I: true when RESULT's build directory holds commit I.
+built_at() {
+	local bdir
+	bdir=$(build_dir "$1")
+	[[ -n $bdir && $(cat "$bdir/.validate-at" 2>/dev/null) == "${TREES[$2]}" ]]
+}
+
+# sync_build RESULT I FOR: bring RESULT's build directory to commit I by
+# running its check there (the result is thrown away), for commit FOR.
+sync_build() {
+	local r=$1 i=$2 tmp
+	# shellcheck disable=SC2310 # its status is its answer
+	built_at "$r" "$i" && return 0
+	progress "$3" "$r" "bringing the build directory to ${COMMITS[$i]:0:12}"
+	tmp=$(new_result)
+	run_check "$r" "$i" "$tmp" ''
+	rm -rf "$tmp"
+}
+
+# prepare_build RESULT I: the build directory RESULT's check gets holds
+# what it must: nothing for a baseline, the commit it compares with, or
+# this commit for a check that needs another's build.
+prepare_build() {
+	local r=$1 i=$2 dep dep_dir
+	# shellcheck disable=SC2310 # its status is its answer
+	if flag "$r" build_dir; then
+		if [[ $i -eq 0 ]]; then
+			# Warnings come only from what is compiled: start from scratch.
+			rm -rf "${BUILDROOT:?}/$r"
+		elif [[ -n ${PREV_IDX[$r]:-} ]]; then
+			sync_build "$r" "${PREV_IDX[$r]}" "$i"
+		fi
+	fi
+	dep=$(needs "$r")
+	[[ -n $dep ]] || return 0
+	dep_dir=$(build_dir "$dep")
+	[[ -z $dep_dir ]] || sync_build "$dep" "$i" "$i"
+}
+
+# infra_reason RESULT I OUT: why the check could not run, when it could
+# not (a full disk, an exit status outside the contract), else nothing.
+infra_reason() {
+	local r=$1 out=$3 bdir d
+	bdir=$(build_dir "$r")
+	[[ $RC -eq 0 || $RC -eq 125 ]] && return 0
+	# shellcheck disable=SC2310 # vl_nearly_full's status is its answer
+	if grep -qis 'no space left on device' "$out/log" "$out/summary" ||
+		{ [[ -n $bdir ]] && vl_nearly_full "$bdir"; } || vl_nearly_full "$out"; then
+		for d in $bdir "$out" "${TMPDIR:-/tmp}"; do
+			# shellcheck disable=SC2310 # its status is its answer
+			if vl_nearly_full "$d"; then
+				echo "no space left on device in $d"
+				return 0
+			fi
+		done
+		echo "no space left on device in ${bdir:-$out}"
+		return 0
+	fi
+	[[ $RC -eq 1 ]] && return 0
+	echo "the check exited with status $RC, outside the contract (0 pass, 1 fail, 125 skip)"
+}
+
+# check_result RESULT I: RESULT at commit I, from the cache or run now.
+check_result() {
+	local r=$1 i=$2 dep key dir tmp st summary reason prev=''
+	dep=$(needs "$r")
+	if [[ -n $dep && -z ${USABLE[$dep,$i]:-} ]]; then
+		set_cell "$i" "$r" skip 0 "not run: $dep gave no usable result on this commit" ''
+		return
+	fi
+	# shellcheck disable=SC2310 # its status is its answer
+	if flag "$r" compare && [[ -n ${PREV_DIR[$r]:-} ]]; then prev=${PREV_DIR[$r]}; fi
+	key=$(result_key "$r" "$i")
+	KEY[$r,$i]=$key
+	dir=$RESULTS/$r/$key
+	if [[ -f $dir/status ]]; then
+		set_cell "$i" "$r" "$(cat "$dir/status")" 1 "$(head -n 1 "$dir/summary")" "$dir/log"
+	else
+		prepare_build "$r" "$i"
+		progress "$i" "$r" "${R_CHECK[$r]}$([[ $i -ne 0 ]] || echo ' (the base: the first comparison)')"
+		tmp=$(new_result)
+		run_check "$r" "$i" "$tmp" "$prev"
+		summary=$(head -n 1 "$tmp/summary" 2>/dev/null | cut -c1-300) || summary=''
+		reason=$(infra_reason "$r" "$i" "$tmp")
+		case $RC in
+		0) st=pass ;;
+		125) st=skip ;;
+		*) st=fail ;;
+		esac
+		if [[ -z $reason ]] && ! echo "$st" >"$tmp/status" 2>/dev/null; then
+			reason="no space left on device in $RESULTS"
+		fi
+		if [[ -n $reason ]]; then
+			info "infrastructure error: ${COMMITS[$i]:0:12} $r: $reason"
+			rm -rf "${RESULTS:?}/infra/$r/$i"
+			if mkdir -p "$RESULTS/infra/$r" 2>/dev/null; then
+				mv "$tmp" "$RESULTS/infra/$r/$i" 2>/dev/null || true
+			fi
+			set_cell "$i" "$r" infra 0 "$reason" "$RESULTS/infra/$r/$i/log"
+			return
+		fi
+		[[ -n $summary ]] || echo "(the check printed no summary)" >"$tmp/summary"
+		store_result "$tmp" "$dir"
+		set_cell "$i" "$r" "$st" 0 "${summary:-(the check printed no summary)}" "$dir/log"
+	fi
+	if [[ -e $dir/state ]]; then
+		USABLE[$r,$i]=1
+		PREV_DIR[$r]=$dir PREV_KEY[$r]=$key PREV_IDX[$r]=$i
+	fi
+}
+
+# ---------------------------------------------------------------- results
 
 # new_result: a fresh scratch directory for a result.
 new_result() {
 	local d
 	mkdir -p "$RESULTS/tmp"
 	d=$(mktemp -d "$RESULTS/tmp/r.XXXXXX")
+	: >"$d/log"
 	printf '%s\n' "$d"
 }
 
-# store_result TMPDIR CHECK KEY: make the result visible (atomically).
+# store_result TMPDIR DIR: make the result visible (atomically).
 store_result() {
-	local dir
-	dir=$(result_dir "$2" "$3")
-	mkdir -p "${dir%/*}"
-	rm -rf "$dir"
-	mv "$1" "$dir"
+	mkdir -p "${2%/*}"
+	rm -rf "$2"
+	mv "$1" "$2"
 }
 
-# set_cell I CHECK STATUS CACHED REASONFILE
+# set_cell I RESULT STATUS CACHED SUMMARY LOG
 set_cell() {
 	STATUS[$1,$2]=$3
 	CACHED[$1,$2]=$4
-	REASON[$1,$2]=${5:-}
-}
-
-# ---------------------------------------------------------------- builds
-
-# build_marker OUT: what the build directory was last built from by us:
-# "tree source build.log-mtime".
-build_marker() {
-	cat "$1/.validate-at" 2>/dev/null || true
-}
-
-# marker_now OUT TREEID
-marker_now() {
-	printf '%s %s %s\n' "$2" "$TREE" "$(date -r "$1/build.log" +%s.%N 2>/dev/null || echo none)"
-}
-
-# run_build I CONFIG MODE LOG: build commit I in CONFIG.  MODE "check"
-# runs sparse in the boot config (C=1: on what is rebuilt), "sync" only
-# brings the build directory to the commit.
-run_build() {
-	local i=$1 config=$2 mode=$3 log=$4 out=$BUILDROOT/$2 rc=0
-	# Two compilers or sparse runs writing at once under -j interleave
-	# their lines (sparse writes a line in several pieces), which made a
-	# warning of the base look new: make prints each target's output
-	# whole.
-	local -a args=(-s "$TREE" -o "$out" -m --output-sync=target)
-	goto_commit "$i"
-	if [[ $mode == check && $config == boot && -n ${ENABLED[sparse]:-} ]]; then
-		args+=(-C 1 -m "CHECK=$WF_HOME/checks/sparse.sh")
-	fi
-	rm -f "$out/.validate-at"
-	"$WF_HOME/checks/build.sh" "${args[@]}" "$config" >"$log" 2>&1 || rc=$?
-	if [[ $rc -eq 0 ]]; then
-		marker_now "$out" "${TREES[$i]}" >"$out/.validate-at"
-	fi
-	return $rc
-}
-
-# build_key I CMP CONFIG
-build_key() {
-	printf '%s\n' build "$3" "${TREES[$1]}" "${TREES[$2]}" "${INPUTS[$3]}" | vl_hash
-}
-
-# check_baseline CONFIG: the full build of the base (commit 0) whose
-# warnings the first commit is compared with.  Sets LASTGOOD.
-check_baseline() {
-	local config=$1 key dir tmp out=$BUILDROOT/$1
-	key=$(printf '%s\n' baseline "$config" "${TREES[0]}" "${INPUTS[$config]}" | vl_hash)
-	dir=$(result_dir "$config" "$key")
-	if [[ ! -f $dir/status ]]; then
-		progress 0 "$config" "full build of the base (baseline warnings)"
-		tmp=$(new_result)
-		# Warnings come only from what is compiled: start from scratch.
-		rm -rf "$out"
-		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-		if run_build 0 "$config" check "$tmp/log"; then
-			echo pass >"$tmp/status"
-		else
-			echo FAIL >"$tmp/status"
-		fi
-		cp "$out/warnings.txt" "$tmp/state.txt" 2>/dev/null || : >"$tmp/state.txt"
-		store_result "$tmp" "$config" "$key"
-	fi
-	[[ $(cat "$dir/status") == pass ]] ||
-		BASE_NOTES+=("the base does not build in $config (log: $dir/log)")
-	LASTGOOD[$config]=0
-	LASTGOOD_DIR[$config]=$dir
-}
-
-# check_build I CONFIG: build commit I in CONFIG, compare its warnings with
-# the last commit that built there.
-check_build() {
-	local i=$1 config=$2 cmp=${LASTGOOD[$2]} key dir tmp out=$BUILDROOT/$2 built=1 st
-	local prev=${LASTGOOD_DIR[$2]}/state.txt
-	key=$(build_key "$i" "$cmp" "$config")
-	dir=$(result_dir "$config" "$key")
-	if [[ -f $dir/status ]]; then
-		load_build_cells "$i" "$config" "$dir" 1
-		return
-	fi
-	# The build directory must hold the compared commit, so that what the
-	# build of I recompiles is exactly what differs from it.
-	# shellcheck disable=SC2310 # prints a marker to compare; errors give another one
-	if [[ $(build_marker "$out") != "$(marker_now "$out" "${TREES[$cmp]}")" ]]; then
-		progress "$i" "$config" "bringing the build directory to ${COMMITS[$cmp]:0:12}"
-		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-		run_build "$cmp" "$config" sync "$out/validate-sync.log" ||
-			info "warning: ${COMMITS[$cmp]:0:12} no longer builds in $config (log: $out/validate-sync.log)"
-	fi
-	progress "$i" "$config" "build"
-	tmp=$(new_result)
-	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-	run_build "$i" "$config" check "$tmp/log" || built=0
-	if [[ -r $out/warnings.txt ]]; then
-		cp "$out/warnings.txt" "$tmp/warnings.txt"
-	else
-		: >"$tmp/warnings.txt"
-	fi
-	vl_new_warnings "$prev" "$tmp/warnings.txt" >"$tmp/new.txt"
-	echo "$built" >"$tmp/built"
-	if [[ $built -eq 1 ]]; then
-		repo_git diff --name-only "${COMMITS[$cmp]}" "${COMMITS[$i]}" >"$tmp/changed.txt"
-		vl_next_state "$prev" "$tmp/warnings.txt" "$tmp/changed.txt" >"$tmp/state.txt"
-		st=pass
-		if [[ $config == boot ]]; then
-			grep -qv ': sparse: ' "$tmp/new.txt" && st=FAIL
-		else
-			[[ -s $tmp/new.txt ]] && st=FAIL
-		fi
-	else
-		st=FAIL
-	fi
-	echo "$st" >"$tmp/status"
-	build_reason "$tmp" "$config" "$cmp" >"$tmp/reason.txt"
-	store_result "$tmp" "$config" "$key"
-	load_build_cells "$i" "$config" "$dir" 0
-}
-
-# build_reason TMP CONFIG CMP: why a build result failed.
-build_reason() {
-	local tmp=$1 config=$2 cmp=$3 compiler
-	if [[ $(cat "$tmp/built") -eq 0 ]]; then
-		echo "does not build in $config:"
-		grep -E 'error|Error' "$tmp/log" | grep -v ': warning: ' | head -n 8 | sed 's/^/    /'
-	fi
-	compiler=$(grep -v ': sparse: ' "$tmp/new.txt" || true)
-	if [[ -n $compiler ]]; then
-		echo "new compiler warnings in $config (against ${COMMITS[$cmp]:0:12}):"
-		printf '    %s\n' "${compiler//$'\n'/$'\n'    }"
-	fi
-}
-
-# load_build_cells I CONFIG DIR CACHED: the config's cell and, for the
-# boot config, the sparse cell.
-load_build_cells() {
-	local i=$1 config=$2 dir=$3 cached=$4 sparse_new cmp=${LASTGOOD[$2]}
-	set_cell "$i" "$config" "$(cat "$dir/status")" "$cached" "$dir/reason.txt"
-	if [[ $(cat "$dir/built") -eq 1 ]]; then
-		LASTGOOD[$config]=$i
-		LASTGOOD_DIR[$config]=$dir
-		BUILT[$i,$config]=1
-	fi
-	[[ $config == boot && -n ${ENABLED[sparse]:-} ]] || return 0
-	if [[ $(cat "$dir/built") -ne 1 ]]; then
-		printf 'the boot config does not build\n' >"$dir/sparse-reason.txt"
-		set_cell "$i" sparse skip "$cached" "$dir/sparse-reason.txt"
-		return
-	fi
-	sparse_new=$(grep ': sparse: ' "$dir/new.txt" | sed 's/: sparse: /: /' || true)
-	if [[ -n $sparse_new ]]; then
-		{
-			echo "new sparse warnings (C=1, against ${COMMITS[$cmp]:0:12}):"
-			printf '    %s\n' "${sparse_new//$'\n'/$'\n'    }"
-		} >"$dir/sparse-reason.txt"
-		set_cell "$i" sparse FAIL "$cached" "$dir/sparse-reason.txt"
-	else
-		set_cell "$i" sparse pass "$cached" ""
-	fi
-}
-
-# ---------------------------------------------------------------- checkpatch
-
-# check_checkpatch I: checkpatch --strict on commit I.  Keyed by what the
-# patch is made of (trees, author, message), so a reworded commit re-runs
-# but its rebased successors do not.
-check_checkpatch() {
-	local i=$1 key dir tmp c=${COMMITS[$1]} e w k out
-	key=$( {
-		printf '%s\n' checkpatch "${TREES[$i]}" "${TREES[$((i - 1))]}" "${INPUTS[checkpatch]}"
-		repo_git log -1 --format='%an <%ae>%n%B' "$c"
-		# shellcheck disable=SC2310 # repo_git is one git command
-		repo_git rev-parse -q --verify "$c:scripts/checkpatch.pl" "$c:scripts/spelling.txt" \
-			"$c:scripts/const_structs.checkpatch" 2>/dev/null || true
-	} | vl_hash)
-	dir=$(result_dir checkpatch "$key")
-	if [[ ! -f $dir/status ]]; then
-		progress "$i" checkpatch "checkpatch.pl --strict"
-		tmp=$(new_result)
-		goto_commit "$i"
-		if [[ ! -x $TREE/scripts/checkpatch.pl ]]; then
-			echo FAIL >"$tmp/status"
-			echo "no scripts/checkpatch.pl in the tree" >"$tmp/reason.txt"
-		else
-			out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --no-color \
-				--ignore FILE_PATH_CHANGES --summary-file -g "$c" 2>&1) || true
-			printf '%s\n' "$out" >"$tmp/log"
-			read -r e w k < <(sed -nE 's/.*total: ([0-9]+) errors, ([0-9]+) warnings, ([0-9]+) checks.*/\1 \2 \3/p' <<<"$out" | tail -n 1) || true
-			if [[ -z ${e:-} ]]; then
-				echo FAIL >"$tmp/status"
-				printf 'checkpatch gave no summary: %s\n' "$(head -n 1 <<<"$out")" >"$tmp/reason.txt"
-			elif [[ $((e + w + k)) -ne 0 ]]; then
-				echo FAIL >"$tmp/status"
-				{
-					echo "checkpatch: $e errors, $w warnings, $k checks:"
-					grep -A1 -E '^(ERROR|WARNING|CHECK):' <<<"$out" | grep -v '^--$' | sed 's/^/    /'
-				} >"$tmp/reason.txt"
-			else
-				echo pass >"$tmp/status"
-				: >"$tmp/reason.txt"
-			fi
-		fi
-		store_result "$tmp" checkpatch "$key"
-		set_cell "$i" checkpatch "$(cat "$dir/status")" 0 "$dir/reason.txt"
-	else
-		set_cell "$i" checkpatch "$(cat "$dir/status")" 1 "$dir/reason.txt"
-	fi
-}
-
-# ---------------------------------------------------------------- boot
-
-# check_qemu I: boot commit I's boot-config kernel, run the smoke test (and
-# the series' kselftest), and compare its "translated" count with the
-# last commit that booted.
-check_qemu() {
-	local i=$1 key dir tmp out=$BUILDROOT/boot rc=0 n m
-	if [[ -z ${BUILT[$i,boot]:-} ]]; then
-		set_cell "$i" qemu skip 0 "$SKIP_REASON"
-		return
-	fi
-	key=$(printf '%s\n' qemu "${TREES[$i]}" "$BOOT_N" "${INPUTS[qemu]}" | vl_hash)
-	dir=$(result_dir qemu "$key")
-	if [[ ! -f $dir/status ]]; then
-		# shellcheck disable=SC2310 # prints a marker to compare; errors give another one
-		if [[ $(build_marker "$out") != "$(marker_now "$out" "${TREES[$i]}")" ]]; then
-			progress "$i" qemu "bringing the boot build directory to this commit"
-			run_build "$i" boot sync "$out/validate-sync.log" ||
-				die "commit ${COMMITS[$i]:0:12} built before but not now (log: $out/validate-sync.log)"
-		fi
-		progress "$i" qemu "boot and smoke test"
-		tmp=$(new_result)
-		rm -f "$out/console.log"
-		"$BOOT_CMD" -B -s "$TREE" -o "$out" >"$tmp/log" 2>&1 || rc=$?
-		cp "$out/console.log" "$tmp/console.log" 2>/dev/null || : >"$tmp/console.log"
-		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-		read -r n m < <(vl_translated "$tmp/console.log"; echo) || true
-		echo "${n:-}" >"$tmp/translated"
-		if [[ $rc -ne 0 ]]; then
-			echo FAIL >"$tmp/status"
-			{
-				echo "boot failed: $(grep -E 'FAIL|error' "$tmp/log" | tail -n 1)"
-				echo "    console log (tail):"
-				tail -n 15 "$tmp/console.log" | sed 's/^/    | /'
-			} >"$tmp/reason.txt"
-		elif [[ -n $n && $n -lt $BOOT_N ]]; then
-			echo FAIL >"$tmp/status"
-			echo "regression: the smoke test translated $n of $m probed names, the previous commit $BOOT_N" >"$tmp/reason.txt"
-		else
-			echo pass >"$tmp/status"
-			: >"$tmp/reason.txt"
-		fi
-		store_result "$tmp" qemu "$key"
-		set_cell "$i" qemu "$(cat "$dir/status")" 0 "$dir/reason.txt"
-	else
-		set_cell "$i" qemu "$(cat "$dir/status")" 1 "$dir/reason.txt"
-	fi
-	n=$(cat "$dir/translated")
-	if [[ $(cat "$dir/status") == pass && -n $n ]]; then
-		BOOT_N=$n
-	fi
+	SUMMARY[$1,$2]=$5
+	LOG[$1,$2]=$6
 }
 
 # ---------------------------------------------------------------- report
 
-# cell_text I CHECK: "pass", "FAIL", "skip", with "*" when cached.
+# cell_text I RESULT: the status word, with "*" when cached.
 cell_text() {
 	local st=${STATUS[$1,$2]:-skip} mark=''
 	[[ ${CACHED[$1,$2]:-0} -eq 1 ]] && mark='*'
 	printf '%s%s' "$st" "$mark"
 }
 
-# write_report: the table and the failures, on stdout.
+# count STATUS: the results of the table (base excluded) with STATUS.
+count() {
+	local i n=$((${#COMMITS[@]} - 1)) r k=0
+	for ((i = 1; i <= n; i++)); do
+		for r in "${RESULT_NAMES[@]}"; do
+			[[ ${STATUS[$i,$r]:-} == "$1" ]] && k=$((k + 1))
+		done
+	done
+	echo "$k"
+}
+
+# write_report: the table (100 columns) and the failures, on stdout.
 write_report() {
-	local i n=$((${#COMMITS[@]} - 1)) c note total=0 cached=0 failed=0 subj
+	local i n=$((${#COMMITS[@]} - 1)) r note total=0 cached=0 subj w fixed=18 sw st
+	declare -A width=()
+	for r in "${RESULT_NAMES[@]}"; do
+		w=${#r}
+		[[ $w -ge 6 ]] || w=6
+		width[$r]=$w
+		fixed=$((fixed + w + 1))
+	done
+	sw=$((100 - fixed))
+	[[ $sw -ge 8 ]] || sw=8
 	printf 'validate: %d commit(s) on %s (%s)\n\n' "$n" "${COMMITS[0]:0:12}" "$RANGE"
-	printf '%-3s %-12s %-40s' '#' commit subject
-	for c in "${ALL_CHECKS[@]}"; do printf ' %-10s' "$c"; done
+	printf '%-3s %-12s %-*s' '#' commit "$sw" subject
+	for r in "${RESULT_NAMES[@]}"; do printf ' %-*s' "${width[$r]}" "$r"; done
 	printf '\n'
 	for ((i = 1; i <= n; i++)); do
 		subj=${SUBJECTS[$i]}
-		[[ ${#subj} -gt 40 ]] && subj="${subj:0:37}..."
-		printf '%-3s %-12s %-40s' "$i" "${COMMITS[$i]:0:12}" "$subj"
-		for c in "${ALL_CHECKS[@]}"; do
-			printf ' %-10s' "$(cell_text "$i" "$c")"
-			if [[ -n ${STATUS[$i,$c]:-} ]]; then
+		[[ ${#subj} -le $sw ]] || subj="${subj:0:$((sw - 2))}.."
+		printf '%-3s %-12s %-*s' "$i" "${COMMITS[$i]:0:12}" "$sw" "$subj"
+		for r in "${RESULT_NAMES[@]}"; do
+			printf ' %-*s' "${width[$r]}" "$(cell_text "$i" "$r")"
+			if [[ -n ${STATUS[$i,$r]:-} ]]; then
 				total=$((total + 1))
-				[[ ${CACHED[$i,$c]} -eq 1 ]] && cached=$((cached + 1))
-				[[ ${STATUS[$i,$c]} == FAIL ]] && failed=$((failed + 1))
+				[[ ${CACHED[$i,$r]} -eq 1 ]] && cached=$((cached + 1))
 			fi
 		done
 		printf '\n'
 	done
-	printf '\n%d result(s): %d failed, %d from the cache (marked *), %d run now; %s\n' \
-		"$total" "$failed" "$cached" $((total - cached)) "$(vl_elapsed $((SECONDS - START)))"
+	printf '\n%d result(s): %d failed, %d from the cache (marked *), %d run now, %d infrastructure error(s); %s\n' \
+		"$total" "$(count fail)" "$cached" $((total - cached)) "$(count infra)" "$(vl_elapsed $((SECONDS - START)))"
 	for note in "${BASE_NOTES[@]}"; do printf 'note: %s\n' "$note"; done
 	for ((i = 1; i <= n; i++)); do
-		for c in "${ALL_CHECKS[@]}"; do
-			[[ ${STATUS[$i,$c]:-} == FAIL ]] || continue
-			printf '\nFAIL %s %s %s [%s]\n' "$i" "${COMMITS[$i]:0:12}" "${SUBJECTS[$i]}" "$c"
-			if [[ -s ${REASON[$i,$c]} ]]; then
-				sed 's/^/  /' "${REASON[$i,$c]}"
-			fi
+		for r in "${RESULT_NAMES[@]}"; do
+			st=${STATUS[$i,$r]:-}
+			[[ $st == fail || $st == infra ]] || continue
+			printf '\n%s %s %s %s [%s]\n' "$st" "$i" "${COMMITS[$i]:0:12}" "${SUBJECTS[$i]}" "$r"
+			printf '  %s\n' "${SUMMARY[$i,$r]}"
+			[[ -z ${LOG[$i,$r]} ]] || printf '  log: %s\n' "${LOG[$i,$r]}"
 		done
 	done
 }
 
-# write_json: the same results, machine-readable.
+# write_json: the same results, machine-readable (schema SCHEMA).
 write_json() {
-	local i n=$((${#COMMITS[@]} - 1)) c reason
+	local i n=$((${#COMMITS[@]} - 1)) r
 	{
 		for ((i = 1; i <= n; i++)); do
-			for c in "${ALL_CHECKS[@]}"; do
-				reason=''
-				[[ -n ${REASON[$i,$c]:-} && -r ${REASON[$i,$c]:-} ]] && reason=$(cat "${REASON[$i,$c]}")
+			for r in "${RESULT_NAMES[@]}"; do
 				jq -cn --argjson index "$i" --arg commit "${COMMITS[$i]}" --arg tree "${TREES[$i]}" \
-					--arg subject "${SUBJECTS[$i]}" --arg check "$c" \
-					--arg status "${STATUS[$i,$c]:-skip}" --argjson cached "${CACHED[$i,$c]:-0}" \
-					--arg reason "$reason" \
+					--arg subject "${SUBJECTS[$i]}" --arg check "$r" \
+					--arg status "${STATUS[$i,$r]:-skip}" --argjson cached "${CACHED[$i,$r]:-0}" \
+					--arg reason "${SUMMARY[$i,$r]:-not selected}" --arg log "${LOG[$i,$r]:-}" \
 					'{index: $index, commit: $commit, tree: $tree, subject: $subject, check: $check,
-					  status: ($status | ascii_downcase), cached: ($cached == 1), reason: $reason}'
+					  status: $status, cached: ($cached == 1), reason: $reason, log: $log}'
 			done
 		done
-	} | jq -s --arg range "$RANGE" --arg base "${COMMITS[0]}" --argjson checks "$(printf '%s\n' "${ALL_CHECKS[@]}" | jq -R . | jq -s .)" \
-		'{range: $range, base: $base, checks: $checks,
+	} | jq -s --argjson schema "$SCHEMA" --arg range "$RANGE" --arg base "${COMMITS[0]}" \
+		--argjson checks "$(printf '%s\n' "${RESULT_NAMES[@]}" | jq -R . | jq -s .)" \
+		'{schema: $schema, range: $range, base: $base, checks: $checks,
 		  commits: (group_by(.index) | map({index: .[0].index, commit: .[0].commit, tree: .[0].tree,
 		            subject: .[0].subject,
-		            results: (map({key: .check, value: {status, cached, reason}}) | from_entries)})),
-		  failed: (map(select(.status == "fail")) | length)}'
+		            results: (map({key: .check, value: {status, cached, reason, log}}) | from_entries)})),
+		  failed: (map(select(.status == "fail")) | length),
+		  infra: (map(select(.status == "infra")) | length)}'
+}
+
+# write_html: the same grid as a static page: one coloured cell per
+# result, linking its log, the summary as the cell's title.
+write_html() {
+	local i n=$((${#COMMITS[@]} - 1)) r st text
+	cat <<EOF
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>validate: $(vl_html "$RANGE")</title>
+<style>
+body { font-family: sans-serif; } table { border-collapse: collapse; }
+th, td { border: 1px solid #999; padding: 2px 6px; font-size: 90%; }
+td.pass { background: #9e9; } td.fail { background: #f77; }
+td.skip { background: #ddd; } td.infra { background: #fb5; }
+td a { color: black; }
+</style></head><body>
+<h1>validate: $n commit(s) on <code>${COMMITS[0]:0:12}</code></h1>
+<p>$(vl_html "$RANGE"): $(count fail) failed, $(count infra) infrastructure error(s);
+a * marks a result from the cache; a cell links its log, its title is the check's summary.</p>
+<table>
+<tr><th>#</th><th>commit</th><th>subject</th>$(for r in "${RESULT_NAMES[@]}"; do printf '<th>%s</th>' "$(vl_html "$r")"; done)</tr>
+EOF
+	for ((i = 1; i <= n; i++)); do
+		printf '<tr><td>%s</td><td><code>%s</code></td><td>%s</td>' "$i" "${COMMITS[$i]:0:12}" "$(vl_html "${SUBJECTS[$i]}")"
+		for r in "${RESULT_NAMES[@]}"; do
+			st=${STATUS[$i,$r]:-skip}
+			text=$(cell_text "$i" "$r")
+			if [[ -n ${LOG[$i,$r]:-} ]]; then
+				printf '<td class="%s" title="%s"><a href="file://%s">%s</a></td>' "$st" \
+					"$(vl_html "${SUMMARY[$i,$r]}")" "$(vl_html "${LOG[$i,$r]}")" "$text"
+			else
+				printf '<td class="%s" title="%s">%s</td>' "$st" "$(vl_html "${SUMMARY[$i,$r]:-not selected}")" "$text"
+			fi
+		done
+		printf '</tr>\n'
+	done
+	printf '</table>\n</body></html>\n'
+}
+
+# publish FILE: write stdin to FILE under a temporary name, then rename.
+publish() {
+	cat >"$1.tmp"
+	mv -f "$1.tmp" "$1"
+}
+
+# ---------------------------------------------------------------- signals
+
+# on_signal SIG: (the check in the foreground has ended) clean up, die
+# of SIG.
+on_signal() {
+	[[ -z $BEAT_PID ]] || kill "$BEAT_PID" 2>/dev/null || true
+	rm -rf "$RESULTS/tmp"
+	trap - "$1" EXIT
+	kill -s "$1" $$
 }
 
 # ---------------------------------------------------------------- main
 
 main() {
-	local outdir=${WF_TOP}/out/validate checks='' i c n rc=0 ver
+	local outdir=${WF_TOP}/out/validate checks='' i r n rc=0 ver infra failed
 	while getopts 'o:c:' opt; do
 		case $opt in
 		o) outdir=$OPTARG ;;
@@ -528,6 +647,7 @@ main() {
 	done
 	shift $((OPTIND - 1))
 	[[ $# -le 1 ]] || usage
+	[[ $EVERY =~ ^[1-9][0-9]*$ ]] || bad_input "WF_PROGRESS_INTERVAL must be a number of seconds, not '$EVERY'"
 	START=$SECONDS
 	RANGE=${1:-}
 	if [[ -z $RANGE ]]; then
@@ -536,43 +656,52 @@ main() {
 		RANGE="$(base_ref "$ver")..refs/heads/$TOPIC_NAME"
 	fi
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
-	select_checks "$checks"
+	load_checks
+	select_results "$checks"
 	load_commits "$RANGE"
 	mkdir -p "$WF_CACHE/validate"
 	exec 9>"$WF_CACHE/validate/lock"
 	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"
-	# The results being made: gone however the run ends (it holds the lock).
+	# The results being made: gone however the run ends (it holds the
+	# lock), and a killed run's are removed now.
+	rm -rf "$RESULTS/tmp"
 	trap 'rm -rf "$RESULTS/tmp"' EXIT
-	input_hashes
-	declare -gA STATUS=() CACHED=() REASON=() LASTGOOD=() LASTGOOD_DIR=() BUILT=()
+	trap 'on_signal INT' INT
+	trap 'on_signal TERM' TERM
+	trap 'on_signal HUP' HUP
+	static_keys
+	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=()
 	BASE_NOTES=()
-	BOOT_N=0
-	SKIP_REASON=$RESULTS/skip-boot-reason.txt
 	mkdir -p "$RESULTS" "$outdir"
 	TIMINGS=$outdir/timings.tsv
 	printf '%s\t0\tstart\t%s\n' "$EPOCHREALTIME" "$RANGE" >"$TIMINGS"
-	echo "the boot config does not build, or its build was not checked" >"$SKIP_REASON"
 	n=$((${#COMMITS[@]} - 1))
-	info "$n commit(s) in $RANGE; checks: $(for c in "${ALL_CHECKS[@]}"; do [[ -n ${ENABLED[$c]:-} ]] && printf '%s ' "$c"; done)"
-	for c in "${CONFIGS[@]}"; do
-		[[ -n ${ENABLED[$c]:-} ]] && check_baseline "$c"
+	info "$n commit(s) in $RANGE; checks: ${RUN_ORDER[*]}"
+	for r in "${RUN_ORDER[@]}"; do
+		# shellcheck disable=SC2310 # its status is its answer
+		flag "$r" baseline || continue
+		check_result "$r" 0
+		[[ ${STATUS[0,$r]} == pass ]] ||
+			BASE_NOTES+=("$r at the base: ${STATUS[0,$r]}: ${SUMMARY[0,$r]} (log: ${LOG[0,$r]})")
 	done
 	for ((i = 1; i <= n; i++)); do
-		[[ -n ${ENABLED[checkpatch]:-} ]] && check_checkpatch "$i"
-		for c in "${CONFIGS[@]}"; do
-			[[ -n ${ENABLED[$c]:-} ]] && check_build "$i" "$c"
+		for r in "${RUN_ORDER[@]}"; do
+			check_result "$r" "$i"
 		done
-		[[ -n ${ENABLED[qemu]:-} ]] && check_qemu "$i"
 	done
 	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS"
-	write_report | tee "$outdir/report.txt"
-	write_json >"$outdir/results.json"
-	info "report: $outdir/report.txt, results: $outdir/results.json"
-	for ((i = 1; i <= n; i++)); do
-		for c in "${ALL_CHECKS[@]}"; do
-			[[ ${STATUS[$i,$c]:-} == FAIL ]] && rc=1
-		done
-	done
+	write_report | publish "$outdir/report.txt"
+	cat "$outdir/report.txt"
+	write_json | publish "$outdir/results.json"
+	write_html | publish "$outdir/report.html"
+	info "report: $outdir/report.txt, $outdir/report.html; results: $outdir/results.json"
+	infra=$(count infra)
+	failed=$(count fail)
+	if [[ $infra -gt 0 ]]; then
+		rc=3
+	elif [[ $failed -gt 0 ]]; then
+		rc=1
+	fi
 	return $rc
 }
 

@@ -170,7 +170,7 @@ make_series() {
 @test "build: an unknown config is named" {
 	"$TOOLS/rebuild.sh"
 	run "$CHECKS/build.sh" -s "$WF_REPO" no-such-config
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"unknown config 'no-such-config'"* ]]
 }
 
@@ -179,7 +179,7 @@ make_series() {
 	[ "$status" -ne 0 ]
 	[[ ${lines[0]} == "build: error: unknown config 'no-such-config' (see "*"/checks/configs/matrix.txt)" ]]
 	run "$CHECKS/build.sh" boot
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]
 }
 
@@ -217,11 +217,25 @@ fake_stages() {
 	commit_in_repo kernel/new.c 'int  bad ;   \n' "sysctl: Add badly formatted code"
 	run "$CHECKS/checkpatch.sh" fixture-base..fixture-topic
 	[ "$status" -eq 1 ]
-	[[ ${lines[0]} == "ok   "*"sysctl: Initialise three" ]]
-	[[ ${lines[1]} == "FAIL "*"sysctl: Add badly formatted code: 1 errors, 2 warnings, 0 checks" ]]
+	[[ ${lines[0]} == "pass "*" sysctl: Initialise three: checkpatch: 0 errors, 0 warnings, 0 checks" ]]
+	[[ ${lines[1]} == "fail "*" sysctl: Add badly formatted code: checkpatch: 1 errors, 2 warnings, 0 checks" ]]
 	[[ $output == *"WARNING: space prohibited before semicolon"* ]]
 	[[ $output == *"ERROR: trailing whitespace"* ]]
-	[ "${lines[-1]}" = "checkpatch: 2 commit(s): 1 errors, 2 warnings, 0 checks" ]
+	[ "${lines[-1]}" = "checkpatch: 2 commit(s): 1 pass, 1 fail" ]
+	# make checkpatch RANGE=a..b: the same, on that range only.
+	run make -s -C "$REPO_ROOT" checkpatch RANGE=fixture-topic~1..fixture-topic
+	[ "$status" -ne 0 ]
+	[[ ${lines[0]} == "fail "*" sysctl: Add badly formatted code: "* ]]
+	[[ $output == *"checkpatch: 1 commit(s): 0 pass, 1 fail"* ]]
+	run "$CHECKS/checkpatch.sh" fixture-base..no-such-branch
+	[ "$status" -eq 2 ]
+	[ "$output" = "checkpatch: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
+}
+
+@test "make validate passes RANGE, CHECKS and V through" {
+	run make -s -n -C "$REPO_ROOT" validate RANGE=a..b CHECKS=checkpatch,qemu V=1
+	[ "$status" -eq 0 ]
+	[[ $output == *"WF_VERBOSE=1 checks/validate.sh -c checkpatch,qemu a..b"* ]]
 }
 
 @test "export, validate, checkpatch: a topic package that is not installed is named in one line" {

@@ -1,15 +1,24 @@
 #!/usr/bin/env bats
-# Tests of checks/validate.sh on a fixture kernel tree (tests/fixtures/
-# validate: a Makefile with kbuild's interface that compiles two C files
-# into a host program printing a "console log").  The real scripts run:
-# build.sh, sparse.sh, checkpatch.pl of 6.1, run.sh's log judge; only the
-# boot is the fixture's.  Each check must fail on the right row.
+# Tests of checks/validate.sh, the runner of the check directories, on a
+# fixture kernel tree (tests/fixtures/validate: a Makefile with kbuild's
+# interface that compiles two C files into a host program printing a
+# "console log").  The real checks run: checks/build (kbuild.sh),
+# checks/sparse, checkpatch.pl of 6.1, checks/qemu with run.sh's log
+# judge; only the boot is the fixture's.  Each check must fail on the
+# right row.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup() {
 	setup_validate_fixture
 	OUT=$BATS_TEST_TMPDIR/out
+}
+
+teardown() {
+	if [[ -n ${TMPFS:-} ]]; then
+		umount "$TMPFS" 2>/dev/null || true
+	fi
 }
 
 # validate [ARGS...]: run the validator on the fixture range.
@@ -22,9 +31,32 @@ cell() {
 	jq -r ".commits[$(($1 - 1))].results[\"$2\"].status" "$OUT/results.json"
 }
 
-# reason ROW CHECK: the reason of CHECK on commit ROW.
+# reason ROW CHECK: the reason (the check's summary line) of CHECK on
+# commit ROW.
 reason() {
 	jq -r ".commits[$(($1 - 1))].results[\"$2\"].reason" "$OUT/results.json"
+}
+
+# log ROW CHECK: the log file of CHECK on commit ROW.
+log() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].log" "$OUT/results.json"
+}
+
+# html_matches_json: report.html has a row per commit and one cell per
+# result, of the class of its status in results.json, linking its log.
+html_matches_json() {
+	local html=$OUT/report.html st n
+	[ "$(jq .schema "$OUT/results.json")" -eq 2 ]
+	[ "$(grep -c '^<tr><td>' "$html")" -eq "$(jq '.commits | length' "$OUT/results.json")" ]
+	for st in pass fail skip infra; do
+		n=$(jq "[.commits[].results[] | select(.status == \"$st\")] | length" "$OUT/results.json")
+		[ "$(grep -o "<td class=\"$st\"" "$html" | wc -l)" -eq "$n" ]
+	done
+	# Every result that ran links its log, and the log is there.
+	while read -r f; do
+		[ -f "$f" ]
+	done < <(grep -o 'href="file://[^"]*"' "$html" | sed 's/^href="file:\/\///; s/"$//')
+	[ "$(grep -o 'href="file://' "$html" | wc -l)" -eq "$(jq '[.commits[].results[] | select(.log != "")] | length' "$OUT/results.json")" ]
 }
 
 @test "validate: a clean series passes every check; a re-run comes from the cache and builds nothing" {
@@ -39,8 +71,11 @@ reason() {
 		done
 	done
 	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
-	[[ $output == *"16 result(s): 0 failed, 0 from the cache (marked *), 16 run now"* ]]
-	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one more name +pass +pass' "$OUT/report.txt"
+	[[ $output == *"16 result(s): 0 failed, 0 from the cache (marked *), 16 run now, 0 infrastructure error(s)"* ]]
+	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one.* +pass +pass' "$OUT/report.txt"
+	# The table fits in 100 columns; the page has the same grid.
+	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
+	html_matches_json
 	# Progress lines: commit i/N, the check, the elapsed time.
 	[[ $output == *"[    2/2] "*" nonet      build (0m"* ]]
 	stamp=$(date -r "$WF_CACHE/validate/build/boot/build.log" +%s.%N)
@@ -48,7 +83,7 @@ reason() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"16 result(s): 0 failed, 16 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
-	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate one more name +pass\* +pass\*' "$OUT/report.txt"
+	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate on.* +pass\* +pass\*' "$OUT/report.txt"
 	[ "$(date -r "$WF_CACHE/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
 	[ "$(jq '.commits[1].results.qemu.cached' "$OUT/results.json")" = true ]
 	# The developer's work tree was not touched.
@@ -64,10 +99,12 @@ reason() {
 	[ "$(cell 1 checkpatch)" = pass ]
 	[ "$(cell 2 checkpatch)" = fail ]
 	[ "$(cell 2 boot)" = skip ]
-	[[ $(reason 2 checkpatch) == *"ERROR: trailing whitespace"* ]]
-	[[ $(reason 2 checkpatch) == *"WARNING: space prohibited before semicolon"* ]]
-	grep -q '^FAIL 2 [0-9a-f]* sysctl: Add badly formatted code \[checkpatch\]' "$OUT/report.txt"
-	grep -q 'ERROR: trailing whitespace' "$OUT/report.txt"
+	[ "$(reason 2 checkpatch)" = "checkpatch: 1 errors, 1 warnings, 0 checks" ]
+	grep -q "ERROR: trailing whitespace" "$(log 2 checkpatch)"
+	grep -q "WARNING: space prohibited before semicolon" "$(log 2 checkpatch)"
+	# The failure names its log file.
+	grep -A2 '^fail 2 [0-9a-f]* sysctl: Add badly formatted code \[checkpatch\]' "$OUT/report.txt" |
+		grep -qxF "  log: $(log 2 checkpatch)"
 }
 
 @test "validate: a new compiler warning fails its commit, an old one does not, a replacing one does" {
@@ -82,7 +119,7 @@ reason() {
 		[ "$(cell 2 $check)" = pass ]
 		[ "$(cell 3 $check)" = fail ]
 	done
-	[[ $(reason 1 boot) == *"new compiler warnings in boot"* ]]
+	[[ $(reason 1 boot) == *"1 new compiler warning(s) in boot"* ]]
 	[[ $(reason 1 boot) == *"kernel/names.c: warning: unused variable 'unused_a' [-Wunused-variable]"* ]]
 	[[ $(reason 3 i386) == *"kernel/names.c: warning: unused variable 'unused_b'"* ]]
 	[[ $(reason 3 i386) != *"unused_a"* ]]
@@ -97,7 +134,7 @@ reason() {
 	sed -i 's/^int probed(void);/int probed(void);\nint *null_names(void);/' "$WF_REPO/include/fixture.h"
 	git -C "$WF_REPO" add -f include/fixture.h
 	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q --amend --no-edit
-	validate -c sparse
+	validate -c sparse,boot
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$(cell 1 sparse)" = pass ]
@@ -105,8 +142,10 @@ reason() {
 	[ "$(cell 2 sparse)" = fail ]
 	[ "$(cell 2 boot)" = pass ]
 	[[ $(reason 2 sparse) == *"kernel/names.c: warning: Using plain integer as NULL pointer"* ]]
-	grep -q "kernel/sysctl.c: warning: sparse: symbol 'two' was not declared" \
-		"$WF_CACHE"/validate/results/boot/*/state.txt
+	grep -q "kernel/sysctl.c: warning: symbol 'two' was not declared" \
+		"$WF_CACHE"/validate/results/sparse/*/state
+	# sparse builds apart: the build check's warnings have none of its own.
+	run ! grep -q 'sparse' "$WF_CACHE"/validate/results/boot/*/state
 }
 
 @test "validate: a commit that does not build fails on that commit alone" {
@@ -123,7 +162,7 @@ reason() {
 	for row in 1 2 3; do [ "$(cell $row boot)" = pass ]; done
 	[[ $(reason 2 nonet) == *"does not build in nonet"* ]]
 	[[ $(reason 2 nonet) == *"kernel/names.c"*"error:"* ]]
-	[ "$(grep -c '^FAIL ' "$OUT/report.txt")" -eq 1 ]
+	[ "$(grep -c '^fail ' "$OUT/report.txt")" -eq 1 ]
 }
 
 @test "validate: a failing boot and a drop of the translated names fail the qemu cell" {
@@ -140,7 +179,8 @@ reason() {
 	[ "$(cell 3 qemu)" = pass ]
 	[ "$(cell 4 qemu)" = fail ]
 	[[ $(reason 2 qemu) == *"FAIL: 1 test(s) failed: not ok 2 - sysctl(2) reads kernel/ostype"* ]]
-	[[ $(reason 2 qemu) == *"| # translated 3 of 12 probed names"* ]]
+	grep -qF '| # translated 3 of 12 probed names' "$(log 2 qemu)"
+	grep -q '^not ok 2 - sysctl(2) reads kernel/ostype' "$(dirname "$(log 2 qemu)")/console.log"
 	[[ $(reason 4 qemu) == *"regression: the smoke test translated 1 of 12 probed names, the previous commit 3"* ]]
 	for row in 1 2 3 4; do [ "$(cell $row boot)" = pass ]; done
 }
@@ -160,7 +200,7 @@ reason() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# (qemu boots what the boot config built: that is checked too)
-	[[ $output == *"12 result(s): 0 failed, 11 from the cache (marked *), 1 run now"* ]]
+	[[ $output == *"12 result(s): 0 failed, 11 from the cache (marked *), 1 run now,"* ]]
 	[ "$(jq '[.commits[].results.checkpatch.cached]' -c "$OUT/results.json")" = '[true,false,true]' ]
 	# A change of content in patch 2 changes the trees of 2 and 3.
 	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org -c core.editor=true \
@@ -169,7 +209,7 @@ reason() {
 	validate -c checkpatch,off,qemu
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"12 result(s): 0 failed, 4 from the cache (marked *), 8 run now"* ]]
+	[[ $output == *"12 result(s): 0 failed, 4 from the cache (marked *), 8 run now,"* ]]
 	[[ $output != *"[    1/3]"* ]]
 	[[ $output == *"[    2/3]"*"off        build"* ]]
 	[ "$(jq -c '[.commits[].results.off.cached]' "$OUT/results.json")" = '[true,false,false]' ]
@@ -190,12 +230,93 @@ reason() {
 
 @test "validate: a run that stops half-way leaves no temporary result behind" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
-	# A boot that stops validate as Ctrl-C or a failing step would.
+	# A boot that stops validate (the parent of the qemu check that runs
+	# it) as Ctrl-C or a failing step would.
 	# shellcheck disable=SC2016 # the script's own $PPID
-	printf '#!/bin/sh\nkill -TERM "$PPID"\n' >"$BATS_TEST_TMPDIR/boot-stop"
+	printf '#!/bin/sh\nkill -TERM $(ps -o ppid= -p "$PPID")\n' >"$BATS_TEST_TMPDIR/boot-stop"
 	chmod +x "$BATS_TEST_TMPDIR/boot-stop"
 	WF_VALIDATE_BOOT=$BATS_TEST_TMPDIR/boot-stop validate -c qemu
 	[ "$status" -eq 143 ]
 	[ -d "$WF_CACHE/validate/results/boot" ]
 	[ ! -e "$WF_CACHE/validate/results/tmp" ]
+}
+
+@test "validate: a new check directory is picked up with no edit to the runner; its fail and skip show" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name (skip me)"
+	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder (fail me)"
+	# A copy of checks/ with one more directory: a check of the subject
+	# lines, slow on the first commit (the heartbeat shows it).
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/subject"
+	cat >"$BATS_TEST_TMPDIR/checks/subject/run" <<'CHECK'
+#!/bin/sh
+subject=$(git -C "$WF_CHECK_SRC" log -1 --format=%s "$WF_CHECK_COMMIT")
+echo "checking '$subject' (parent ${WF_CHECK_PARENT:-none})" >&2
+case $subject in
+*"(skip me)") echo "not applicable"; exit 125 ;;
+*"(fail me)") echo "the subject asks to fail"; exit 1 ;;
+*"one more name") sleep 3 ;;
+esac
+echo "subject ok"
+CHECK
+	chmod +x "$BATS_TEST_TMPDIR/checks/subject/run"
+	printf '# a test check\norder 15\n' >"$BATS_TEST_TMPDIR/checks/subject/conf"
+	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_PROGRESS_INTERVAL=1 validate -c checkpatch,subject
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","sparse","boot","off","nonet","i386","noproc","qemu"]' ]
+	[ "$(cell 1 subject)" = pass ]
+	[ "$(cell 2 subject)" = skip ]
+	[ "$(cell 3 subject)" = fail ]
+	[ "$(reason 2 subject)" = "not applicable" ]
+	[ "$(reason 3 subject)" = "the subject asks to fail" ]
+	grep -qx "checking 'sysctl: Say it louder (fail me)' (parent $(git -C "$WF_REPO" rev-parse fixture-topic~1))" "$(log 3 subject)"
+	grep -qE '^3 +[0-9a-f]{12} .* pass +fail ' "$OUT/report.txt"
+	grep -qE '^2 +[0-9a-f]{12} .* pass +skip ' "$OUT/report.txt"
+	grep -A2 '^fail 3 .*\[subject\]$' "$OUT/report.txt" | grep -qxF "  log: $(log 3 subject)"
+	# No step silent for long: the slow check had a heartbeat.
+	[[ $output == *"[    1/3] "*" subject    still running (0m0"*"s): checking 'sysctl: Translate one more name'"* ]]
+	html_matches_json
+	grep -q '<td class="fail" title="the subject asks to fail"><a href="file://' "$OUT/report.html"
+	# Editing the check re-runs that check only.
+	echo '# edited' >>"$BATS_TEST_TMPDIR/checks/subject/run"
+	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks validate -c checkpatch,subject
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '[.commits[].results.subject.cached]' "$OUT/results.json")" = '[false,false,false]' ]
+	[ "$(jq -c '[.commits[].results.checkpatch.cached]' "$OUT/results.json")" = '[true,true,true]' ]
+	# The real checks directory does not have it.
+	validate -c subject
+	[ "$status" -eq 2 ]
+	[[ $output == "validate: error: unknown check 'subject' "* ]]
+}
+
+@test "validate: a full disk is an infrastructure error, named in one line and never cached" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	TMPFS=$WF_CACHE/validate/build
+	mkdir -p "$TMPFS"
+	mount -t tmpfs -o size=256k tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
+	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$(cell 1 checkpatch)" = pass ]
+	[ "$(cell 1 off)" = infra ]
+	[ "$(reason 1 off)" = "no space left on device in $TMPFS/off" ]
+	c=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	[[ $output == *"validate: infrastructure error: ${c:0:12} off: no space left on device in $TMPFS/off"* ]]
+	grep -qE '^1 +[0-9a-f]{12} .* pass +skip +skip +infra ' "$OUT/report.txt"
+	grep -qE '^infra 1 [0-9a-f]{12} .*\[off\]$' "$OUT/report.txt"
+	[[ $output == *", 1 infrastructure error(s);"* ]]
+	[ "$(jq .infra "$OUT/results.json")" -eq 1 ]
+	html_matches_json
+	# Nothing of it was cached: with space again, it runs and passes.
+	[ -z "$(find "$WF_CACHE/validate/results" -path '*/off/*' -name status)" ]
+	rm "$TMPFS/filler"
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 off)" = pass ]
+	[ "$(jq '.commits[0].results.off.cached' "$OUT/results.json")" = false ]
+	[ "$(jq '.commits[0].results.checkpatch.cached' "$OUT/results.json")" = true ]
 }

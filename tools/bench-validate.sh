@@ -56,7 +56,7 @@ step_split() {
 	awk -F'\t' '
 		NR > 1 { d = $1 - t; total += d
 			if (c == "checkpatch") cp += d
-			else if (c == "qemu" && w ~ /^boot/) boot += d
+			else if (c == "qemu") boot += d
 			else if (c != "start") build += d }
 		{ t = $1; c = $3; w = $4 }
 		END { printf "%.1f %.1f %.1f %.1f\n", build, boot, cp, total }' "$1"
@@ -69,10 +69,11 @@ naive_step() {
 	IFS=, read -r -a checks <<<"$CHECKS"
 	for c in "${checks[@]}"; do
 		case $c in
-		checkpatch) ./scripts/checkpatch.pl --strict --no-color --ignore FILE_PATH_CHANGES -q -g HEAD || true ;;
+		checkpatch) WF_CHECK_NAME=checkpatch WF_CHECK_SRC=$PWD WF_CHECK_COMMIT=HEAD WF_CHECK_OUT=$BENCH/naive \
+			"$WF_HOME/checks/checkpatch/run" >/dev/null 2>&1 || true ;;
 		sparse | qemu) ;;
 		boot) "$WF_HOME/checks/build.sh" -s "$PWD" -o "$BENCH/naive/boot" -C 1 \
-			-m "CHECK=$WF_HOME/checks/sparse.sh" boot || true ;;
+			-m "CHECK=$WF_HOME/checks/sparse/sparse-cc" boot || true ;;
 		*) "$WF_HOME/checks/build.sh" -s "$PWD" -o "$BENCH/naive/$c" "$c" || true ;;
 		esac
 	done

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Build a kernel tree in one configuration of the matrix: the driver of
+# kbuild that the build and sparse checks and checks/build.sh ("make
+# build") share.
+#
+#   checks/build/kbuild.sh -s SRC -o OUT [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG
+#
+# SRC is the kernel work tree, OUT the build directory.  -C is make's C=
+# (1: the checker on what is rebuilt, 2: on every target); -m adds one
+# make argument (for instance CHECK=checks/sparse/sparse-cc).  The config
+# is tinyconfig with the fragments that configs/matrix.txt (beside this
+# directory; WF_CONFIGS_DIR names another) lists for CONFIG.  Every
+# requested symbol that the tree defines must end up with the requested
+# value.  Writes OUT/build.log and OUT/warnings.txt (compiler and sparse
+# warnings as "file: message", line numbers removed), also when the
+# build fails.  While make runs, one progress line every
+# WF_PROGRESS_INTERVAL seconds (default 15) on stderr: the elapsed time
+# and the objects built so far.
+# Exit status: 0 built, 1 the build or the config failed, 2 bad input.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(cd "$(dirname "$0")/../.." && pwd)/tools/lib.sh"
+
+CONFIGS=${WF_CONFIGS_DIR:-$(cd "$(dirname "$0")/../configs" && pwd)}
+
+usage() {
+	echo "usage: $0 -s SRC -o OUT [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG" >&2
+	exit 2
+}
+
+bad_input() {
+	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	exit 2
+}
+
+# matrix_row CONFIG: prints "arch fragment..." for CONFIG.
+matrix_row() {
+	local name=$1 row
+	row=$(awk -v n="$name" '$1 == n { $1 = ""; print; exit }' \
+		<(sed 's/#.*//' "$CONFIGS/matrix.txt"))
+	[[ -n $row ]] || bad_input "unknown config '$name' (see $CONFIGS/matrix.txt)"
+	printf '%s\n' "$row"
+}
+
+# merged_fragment ARCH FRAGMENTS...: tinyconfig's inputs and ours, in order.
+# Only ours are verified afterwards: tiny.config names symbols of both
+# x86 flavours.
+merged_fragment() {
+	local frag
+	shift
+	cat "$SRC/kernel/configs/tiny-base.config" "$SRC/kernel/configs/tiny.config"
+	cat "$SRC/arch/x86/configs/tiny.config"
+	for frag in "$@"; do
+		cat "$CONFIGS/$frag"
+	done
+}
+
+# verify_config FRAGMENT: every symbol requested by FRAGMENT (last value
+# wins) that the tree knows must have that value in OUT/.config.
+verify_config() {
+	local frag=$1 sym want have bad=0
+	while read -r sym want; do
+		have=$(grep -E "^(CONFIG_$sym=|# CONFIG_$sym is not set)" "$OUT/.config" || true)
+		case $have in
+		"CONFIG_$sym=$want") continue ;;
+		"# CONFIG_$sym is not set") [[ $want == n ]] && continue ;;
+		"") [[ $want == n ]] && continue
+			grep -rqE "^[[:space:]]*(menu)?config[[:space:]]+$sym\$" \
+				--include='Kconfig*' "$SRC" || continue ;;
+		esac
+		printf '%s: config %s: CONFIG_%s=%s requested, .config has "%s"\n' \
+			"$WF_PROG" "$CONFIG" "$sym" "$want" "${have:-nothing}" >&2
+		bad=1
+	done < <(sed -nE -e 's/^CONFIG_([A-Za-z0-9_]+)=(.*)/\1 \2/p' \
+		-e 's/^# CONFIG_([A-Za-z0-9_]+) is not set/\1 n/p' "$frag" |
+		awk '{ v[$1] = $2; if (!($1 in o)) { o[$1] = n++; k[n - 1] = $1 } }
+		     END { for (i = 0; i < n; i++) print k[i], v[k[i]] }')
+	return $bad
+}
+
+# progress_ticker PID STAMP: while PID runs, every WF_PROGRESS_INTERVAL
+# seconds, the elapsed time and the number of objects newer than STAMP.
+# Run in the background; TERM ends it and its sleep at once.
+progress_ticker() {
+	local pid=$1 stamp=$2 every=${WF_PROGRESS_INTERVAL:-15} start=$SECONDS n nap=''
+	trap '[[ -z $nap ]] || kill "$nap" 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep "$every" &
+		nap=$!
+		wait "$nap" || true
+		kill -0 "$pid" 2>/dev/null || return 0
+		n=$(find "$OUT" -name '*.o' -newer "$stamp" 2>/dev/null | wc -l)
+		info "config $CONFIG: building $TARGET, $(vl_elapsed $((SECONDS - start))), $n object(s) built"
+	done
+}
+
+# vl_elapsed SECONDS: "1m05s".
+vl_elapsed() {
+	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+
+# run_make ARGS...: make with the progress ticker; its status.
+run_make() {
+	local rc=0 ticker
+	: >"$OUT/.kbuild-stamp"
+	"${MK[@]}" "$@" >"$OUT/build.log" 2>&1 &
+	local pid=$!
+	progress_ticker "$pid" "$OUT/.kbuild-stamp" &
+	ticker=$!
+	wait "$pid" || rc=$?
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
+	return $rc
+}
+
+main() {
+	local check=0 row arch frag f rc=0
+	local -a extra=()
+	SRC='' OUT='' TARGET=bzImage
+	while getopts 's:o:t:C:m:' opt; do
+		case $opt in
+		s) SRC=$OPTARG ;;
+		o) OUT=$OPTARG ;;
+		t) TARGET=$OPTARG ;;
+		C) check=$OPTARG ;;
+		m) extra+=("$OPTARG") ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -eq 1 && -n $SRC && -n $OUT ]] || usage
+	CONFIG=$1
+	row=$(matrix_row "$CONFIG")
+	read -r arch frag <<<"$row"
+	for f in $frag; do
+		[[ -r $CONFIGS/$f ]] || bad_input "config fragment $CONFIGS/$f is missing"
+	done
+	[[ -f $SRC/Makefile && -d $SRC/kernel ]] ||
+		bad_input "$SRC is not a kernel source tree$([[ $SRC != "$WF_REPO" ]] || echo ' (run: make rebuild)')"
+	mkdir -p "$OUT"
+	rm -f "$OUT/warnings.txt"
+	# shellcheck disable=SC2086 # the fragment list is split on purpose
+	merged_fragment "$arch" $frag >"$OUT/fragment.config"
+	# shellcheck disable=SC2086
+	(cd "$CONFIGS" && cat $frag) >"$OUT/requested.config"
+	export CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE/ccache}
+	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'
+	export KBUILD_BUILD_USER=sysctl-wf KBUILD_BUILD_HOST=qemu
+	MK=(make -s -C "$SRC" O="$OUT" ARCH="$arch" "CC=ccache gcc"
+		-j"$(nproc)" "${extra[@]}")
+	"${MK[@]}" KCONFIG_ALLCONFIG="$OUT/fragment.config" allnoconfig \
+		>"$OUT/config.log" 2>&1 || {
+		tail -n 5 "$OUT/config.log" >&2
+		die "config $CONFIG: allnoconfig failed (log: $OUT/config.log)"
+	}
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+	verify_config "$OUT/requested.config" ||
+		die "config $CONFIG does not have the symbols its fragments request"
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+	run_make C="$check" "$TARGET" || rc=$?
+	extract_warnings <"$OUT/build.log" >"$OUT/warnings.txt"
+	if [[ $rc -ne 0 ]]; then
+		grep -E 'error|Error' "$OUT/build.log" | head -n 5 >&2 || true
+		die "config $CONFIG: build of $TARGET failed (log: $OUT/build.log)"
+	fi
+	info "config $CONFIG: built $TARGET, $(wc -l <"$OUT/warnings.txt") warning(s)"
+}
+
+# extract_warnings: "file: message" for each compiler or sparse warning,
+# with the line and column numbers and the build directory removed, and
+# gcc's typographic quotes made plain, so that warnings can be compared
+# between commits.
+extract_warnings() {
+	sed -nE 's/^([^ :]+):[0-9]+(:[0-9]+)?: (warning|error): (.*)$/\1: \3: \4/p' |
+		LC_ALL=C sed -E -e "s#^(\\.\\./|$SRC/)##" -e "s/\xe2\x80[\x98\x99]/'/g" | LC_ALL=C sort -u
+}
+
+main "$@"
