@@ -61,9 +61,9 @@ bench-validate: rebuild
 submit: rebuild
 	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(FORCE)),-f)
 
-## send: send out/submit/vN with git send-email to a loopback SMTP server (TO=maintainers|addr, SMTP=host:port, FORCE=1)
+## send: send out/submit/vN with git send-email to a loopback SMTP server (TO=maintainers|addr, SMTP=host:port, FORCE=1; ARRIVED=yes|no after an interrupted send)
 send:
-	@tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f)
+	@tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)")
 
 ## trailers: apply the Reviewed-by/Acked-by/Tested-by of the replies in MBOX to the branch, export (YES=1)
 trailers:

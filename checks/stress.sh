@@ -31,7 +31,14 @@
 # tree with uncommitted changes, or a run that could not run.
 # Fails when a program fails, the guest hangs or panics, or the console
 # has any report of the debug options.  Exit status: 0 pass, 1 fail, 2
-# could not run.
+# could not run.  A full disk (less than 1 MiB free where the run writes,
+# OUTDIR or $WF_CACHE) is an infrastructure error, neither a pass nor a
+# failure of the kernel: one line names it, status 2.  Killed, the run
+# leaves no summary.txt (it is written last, under a temporary name); the
+# next run says what it cleaned up (lock and marker: tools/lib.sh).
+# WF_STRESS_RUN and WF_STRESS_MKINITRAMFS replace qemu-boot/run.sh and
+# qemu-boot/mkinitramfs.sh (tests/fixtures/stress: a guest without a
+# kernel, for the tests and tools/faults.sh).
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
@@ -42,6 +49,8 @@ CFLAGS=(-static -O2 -Wall -Wextra -Werror)
 # The kselftest is built as checks/boot.sh builds it (the harness is not
 # -Wextra clean).
 SELFTEST_CFLAGS=(-static -O2 -Wall)
+RUNNER=${WF_STRESS_RUN:-$WF_HOME/qemu-boot/run.sh}
+MKINITRAMFS=${WF_STRESS_MKINITRAMFS:-$WF_HOME/qemu-boot/mkinitramfs.sh}
 
 usage() {
 	echo "usage: $0 [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED] [-T SECONDS] [-t TIMEOUT] [-p PROGRAM]... [-a ARGS] [-C] [-f]" >&2
@@ -53,11 +62,57 @@ bad_input() {
 	exit 2
 }
 
+# --- a full disk -------------------------------------------------------------
+
+# out_of_space DIR...: the first DIR whose file system has less than 1 MiB
+# free (none: fails).
+out_of_space() {
+	local d avail
+	for d in "$@"; do
+		[[ -d $d ]] || continue
+		avail=$(df -Pk -- "$d" 2>/dev/null | awk 'NR == 2 { print $4 }') || true
+		if [[ $avail =~ ^[0-9]+$ && $avail -lt 1024 ]]; then
+			printf '%s\n' "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# infra_error DIR: the infrastructure error of a full disk, in one line;
+# exit 2.
+infra_error() {
+	trap - EXIT
+	printf '%s: infrastructure error: no space left on device in %s\n' "$WF_PROG" "$1" >&2
+	exit 2
+}
+
+# infra_error_if_full [DIR]: infra_error when OUT or the cache is full, or
+# DIR is given (a step said "No space left on device" there).
+infra_error_if_full() {
+	local d
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+	d=$(out_of_space "$OUT" "$WF_CACHE") || d=${1:-}
+	[[ -z $d ]] || infra_error "$d"
+}
+
+# on_exit STATUS: a run that did not pass, with the disk full, failed
+# for want of space (a truncated console log, a step that could not
+# write): say that instead.
+on_exit() {
+	[[ $1 -eq 0 ]] || infra_error_if_full
+}
+
 # compile OUT SRC FLAGS...: a test program, or exit 2 naming SRC.
 compile() {
-	local out=$1 src=$2
+	local out=$1 src=$2 err
 	shift 2
-	gcc "$@" -o "$out" "$src" || bad_input "cannot compile $src ($*)"
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+	err=$(gcc "$@" -o "$out" "$src" 2>&1) && return 0
+	printf '%s\n' "$err" >&2
+	[[ $err != *'No space left on device'* ]] || infra_error_if_full "${out%/*}"
+	infra_error_if_full
+	bad_input "cannot compile $src ($*)"
 }
 
 # build_programs: the guest's /tests, in the order /init runs them.
@@ -93,7 +148,7 @@ build_programs() {
 boot() {
 	local name=$1 kernel=$2 initrd=$3 cpus=$4 args=${5:-} rc=0
 	info "booting the $name kernel, $cpus CPU(s) (log $OUT/$name-console.log)"
-	"$WF_HOME/qemu-boot/run.sh" -i "$initrd" -t "$TIMEOUT" -n "$cpus" \
+	"$RUNNER" -i "$initrd" -t "$TIMEOUT" -n "$cpus" \
 		-l "$OUT/$name-console.log" \
 		-a "FUZZ_SEED=$SEED FUZZ_CALLS=$CALLS THREADS_SECONDS=$SECS $args $APPEND" "$kernel" \
 		2>"$OUT/$name-run.txt" || rc=$?
@@ -166,6 +221,27 @@ fuzz_figures() {
 				printf "\n"
 			}
 		}' "$1"
+}
+
+# recover_output: what a killed run left in OUT: its half-written
+# summary, and after an interrupted run its partial logs, programs and
+# initramfs (the next steps rewrite them; said here so that nobody reads
+# them as this run's).
+recover_output() {
+	local f
+	local -a partial=()
+	if [[ -e $OUT/summary.txt.tmp ]]; then
+		rm -f "$OUT/summary.txt.tmp"
+		wf_repaired "removed the half-written ${OUT#"$WF_TOP"/}/summary.txt.tmp"
+	fi
+	# shellcheck disable=SC2310 # wf_recovering is one test: its status is the answer
+	wf_recovering || return 0
+	for f in "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT"/*.cpio "$OUT"/*.cpio.tmp "$OUT/bin"; do
+		[[ -e $f ]] && partial+=("${f##*/}")
+	done
+	[[ ${#partial[@]} -gt 0 ]] || return 0
+	rm -rf "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT"/*.cpio "$OUT"/*.cpio.tmp "${OUT:?}/bin"
+	wf_repaired "removed its partial output in ${OUT#"$WF_TOP"/} (${partial[*]})"
 }
 
 # result_key COST: the key of this run's result on stdout, or nothing when
@@ -254,12 +330,22 @@ main() {
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2
 	KERNEL_ARG=$kernel
 	mkdir -p "$OUT"
+	trap 'on_exit $?' EXIT
+	wf_lock stress
+	wf_run_begin stress
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
+	wf_no_recovery || recover_output
+	wf_report_repairs last
 	rm -f "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT/summary.txt"
 	key=$(result_key "$cost")
 	if [[ $force -eq 0 && -n $key ]]; then
+		r=0
 		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-		kept_result "$key" && return 0 || r=$?
-		[[ $r -eq 3 ]] || return "$r"
+		kept_result "$key" || r=$?
+		if [[ $r -ne 3 ]]; then
+			wf_run_end
+			return "$r"
+		fi
 	fi
 	build_programs
 	if [[ -z $kernel ]]; then
@@ -274,7 +360,7 @@ main() {
 			boot_kernel=$WF_CACHE/build/boot/arch/x86/boot/bzImage
 		fi
 	fi
-	"$WF_HOME/qemu-boot/mkinitramfs.sh" -o "$OUT/debug.cpio" "${PROGS[@]}"
+	"$MKINITRAMFS" -o "$OUT/debug.cpio" "${PROGS[@]}"
 	declare -gA VERDICT=()
 	RUNS=(debug)
 	# The sanitizers skew the cost figures: fewer samples there, the
@@ -283,7 +369,7 @@ main() {
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	boot debug "$kernel" "$OUT/debug.cpio" 2 COST_SAMPLES=300 || rc=$?
 	if [[ -n $boot_kernel ]]; then
-		"$WF_HOME/qemu-boot/mkinitramfs.sh" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost"
+		"$MKINITRAMFS" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost"
 		RUNS+=(boot)
 		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		boot boot "$boot_kernel" "$OUT/boot.cpio" 1 || {
@@ -291,8 +377,13 @@ main() {
 			[[ $r -gt $rc ]] && rc=$r
 		}
 	fi
-	summary | tee "$OUT/summary.txt"
+	summary >"$OUT/summary.txt.tmp"
+	mv "$OUT/summary.txt.tmp" "$OUT/summary.txt"
+	cat "$OUT/summary.txt"
+	# A failure for want of space is no result: never kept.
+	[[ $rc -eq 0 ]] || infra_error_if_full
 	keep_result "$key" "$rc"
+	wf_run_end
 	if [[ $rc -eq 0 ]]; then info "PASS (logs: $OUT)"; else info "FAIL (logs: $OUT)"; fi
 	return $rc
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# Crash safety: each recovery path of rebuild, base, export, other-base
-# and bisect, on the state a killed run leaves; then tools/faults.sh (kill
-# every command at random moments, run it again, compare) with small
-# counts on a fixture series.
+# Crash safety: each recovery path of rebuild, base, export, other-base,
+# bisect, submit, send and stress, on the state a killed run leaves, and
+# stress on a full disk; then tools/faults.sh (kill every command at
+# random moments, run it again, compare) with small counts on a fixture
+# series.
 
 load test_helper
 
@@ -28,8 +29,75 @@ mark_killed_run() {
 }
 
 setup() {
-	setup_fixture
-	make_faults_series
+	case $BATS_TEST_DESCRIPTION in
+	submit:* | send:*)
+		setup_kernel_fixture
+		make_kernel_series >/dev/null 2>&1
+		pass_validation
+		;;
+	*)
+		setup_fixture
+		make_faults_series
+		;;
+	esac
+}
+
+teardown() {
+	[[ -z ${SMTP_PID:-} ]] || kill "$SMTP_PID" 2>/dev/null || true
+	[[ -z ${TMPFS:-} ]] || umount "$TMPFS" 2>/dev/null || true
+}
+
+# start_smtp: a real SMTP server (tests/fixtures/send) on 127.0.0.1:$SMTP_PORT,
+# storing what it receives in $MBOX.
+start_smtp() {
+	local i
+	MBOX=$BATS_TEST_TMPDIR/received.mbox
+	/usr/bin/python3 "$REPO_ROOT/tests/fixtures/send/smtp-server.py" "$MBOX" "$BATS_TEST_TMPDIR/port" \
+		>"$BATS_TEST_TMPDIR/smtp.log" 2>&1 3>&- &
+	SMTP_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $BATS_TEST_TMPDIR/port ]] && break
+		sleep 0.1
+	done
+	SMTP_PORT=$(cat "$BATS_TEST_TMPDIR/port")
+}
+
+# received_ids: the Message-Id of each message the server received.
+received_ids() {
+	[[ -e $MBOX ]] || return 0
+	sed -n 's/^Message-Id: //Ip' "$MBOX"
+}
+
+# written_ids [FIRST]: the Message-Ids of the written v1, from message
+# FIRST (0-based) on.
+written_ids() {
+	local f
+	for f in "$WF_TOP"/out/submit/v1/*.eml; do
+		sed -n 's/^Message-Id: //Ip' "$f"
+	done | tail -n +"$((${1:-0} + 1))"
+}
+
+# half_sent N STATE: the state a send killed while sending message N
+# (0-based) of v1 leaves: N messages sent, message N on its way, its SMTP
+# dialogue in send.log ending as STATE says: "connected" (before the
+# data), "dot" (the final dot written, no answer).
+half_sent() {
+	local n=$1 state=$2 i=0 f dir=$WF_TOP/out/submit/v1
+	printf 'revision: 1\nstarted: pid 4242, started 2026-01-01 00:00:00\n' >"$dir/sending"
+	: >"$dir/send.log"
+	for f in "$dir"/*.eml; do
+		[[ $i -lt $n ]] || break
+		printf 'sending: %s\nsent: %s\n' "${f##*/}" "${f##*/}" >>"$dir/sending"
+		i=$((i + 1))
+	done
+	f=$(find "$dir" -maxdepth 1 -name "$(printf '%04d' "$n")-*.eml")
+	printf 'sending: %s\n' "${f##*/}" >>"$dir/sending"
+	{
+		printf '+ git send-email %s\n' "${f##*/}"
+		printf 'Net::SMTP=GLOB(0x1)<<< 220 smtp.fixture.test\nNet::SMTP=GLOB(0x1)>>> MAIL FROM:<sam@fixture.home.arpa>\n'
+		[[ $state != dot ]] || printf 'Net::SMTP=GLOB(0x1)<<< 354 End data\nNet::SMTP=GLOB(0x1)>>> Subject: x\nNet::SMTP=GLOB(0x1)>>> .\n'
+	} >>"$dir/send.log"
+	mark_killed_run send
 }
 
 @test "rebuild: a run killed in git am is cleaned up and gives the same commits" {
@@ -225,8 +293,171 @@ setup() {
 	[ "${lines[-1]}" = "$reference" ]
 }
 
+@test "submit: a run killed while swapping out/submit/v1 is undone; the b4 repo is cleaned up" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	dir=$WF_TOP/out/submit/v1
+	b4=$WF_CACHE/b4/linux
+	# Killed between the two renames: the old v1 aside, the new one
+	# half-copied; and, in the b4 repo, a git am with its index.lock,
+	# a scratch directory and the editor setting of an earlier step.
+	mv "$dir" "$WF_TOP/out/submit/.v1.submit-old"
+	mkdir "$WF_TOP/out/submit/.v1.submit-new"
+	echo half >"$WF_TOP/out/submit/.v1.submit-new/0000-half.eml"
+	git -C "$b4" checkout -q --detach wf-base
+	git -C "$b4" am -q "$WF_TOP"/patches/0004-*.patch 2>/dev/null || true
+	[ -d "$b4/.git/rebase-apply" ]
+	touch "$b4/.git/index.lock"
+	mkdir "$b4.out.Xy12ab"
+	git -C "$b4" config core.editor "cp -- '$b4.out.Xy12ab/cover.txt'"
+	mark_killed_run submit phase=swap "out=$dir"
+	# What make send sees meanwhile: no v1 to take as complete.
+	run "$TOOLS/send.sh" -n
+	[ "$status" -eq 1 ]
+	[ "$output" = "send: error: no written revision in out/submit/ (run: make submit)" ]
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'cleaning up' <<<"$output")" -eq 1 ]
+	[[ $output == *"submit: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed its scratch directory b4/linux.out.Xy12ab; removed the stale lock b4/linux/.git/index.lock; dropped the git am in progress in b4/linux; unset the cover letter editor of b4/linux; put back out/submit/v1 from out/submit/.v1.submit-old; removed out/submit/.v1.submit-new"* ]]
+	[ "$(find "$dir" -name '*.eml' | wc -l)" -eq 6 ]
+	[ ! -e "$WF_CACHE/submit.run" ]
+	run ls -A "$WF_TOP/out/submit" "$WF_CACHE/b4"
+	[[ $output != *submit-* && $output != *linux.out* ]]
+	[ ! -d "$b4/.git/rebase-apply" ]
+}
+
+@test "submit: a revision that make send has started is not written again" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	printf 'revision: 1\nstarted: pid 4242, started 2026-01-01 00:00:00\n' >"$WF_TOP/out/submit/v1/sending"
+	before=$(cat "$WF_TOP"/out/submit/v1/*.eml | sha256sum)
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "submit: error: v1 is being sent (pid 4242, started 2026-01-01 00:00:00): finish sending it with 'make send TO=maintainers' before writing it again" ]
+	[ "$(cat "$WF_TOP"/out/submit/v1/*.eml | sha256sum)" = "$before" ]
+}
+
+@test "send: a half-sent revision is finished without duplicates and recorded once complete" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	start_smtp
+	# Killed while sending message 2, before its data: 0 and 1 arrived.
+	half_sent 2 connected
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): v1 was half-sent: 2 message(s) sent already, 0002-"*".eml did not arrive; sending the rest"* ]]
+	[[ $output == *"send: sent 4 message(s) of out/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
+	diff <(written_ids 2) <(received_ids)
+	[ -f "$WF_TOP/cover-letters/sent/v1/record" ]
+	[ ! -e "$WF_TOP/out/submit/v1/sending" ] && [ ! -e "$WF_CACHE/send.run" ]
+}
+
+@test "send: a message that may have reached the server is not sent again unless ARRIVED=no says so" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	start_smtp
+	# Killed after the final dot of message 3, before the server's answer.
+	half_sent 3 dot
+	m3=$(basename "$WF_TOP"/out/submit/v1/0003-*.eml)
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "send: error: an interrupted send of v1 (pid 4242, started 2026-01-01 00:00:00) was stopped while the server was taking $m3: check whether it arrived, then run 'make send TO=maintainers SMTP=127.0.0.1:$SMTP_PORT ARRIVED=yes' if it did, 'ARRIVED=no' to send it again" ]
+	[ -z "$(received_ids)" ]
+	[ ! -e "$WF_TOP/cover-letters/sent/v1" ]
+	run make -s -C "$REPO_ROOT" send TO=maintainers SMTP="127.0.0.1:$SMTP_PORT" ARRIVED=maybe
+	[ "$status" -ne 0 ]
+	[[ $output == "send: error: ARRIVED='maybe' is neither yes nor no"* ]]
+	# It arrived: the rest only.
+	run make -s -C "$REPO_ROOT" send TO=maintainers SMTP="127.0.0.1:$SMTP_PORT" ARRIVED=yes
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"v1 was half-sent: 4 message(s) sent already, $m3 arrived; sending the rest"* ]]
+	diff <(written_ids 4) <(received_ids)
+	[ -f "$WF_TOP/cover-letters/sent/v1/record" ]
+	# It did not: sent again, then the rest.
+	rm -rf "$WF_TOP/cover-letters/sent" "$MBOX"
+	half_sent 3 dot
+	run "$TOOLS/send.sh" -A no -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	diff <(written_ids 3) <(received_ids)
+}
+
+@test "send: killed after recording, the next run sends nothing and says so" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	start_smtp
+	"$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT" 2>/dev/null
+	rm "$MBOX"
+	# Killed after the record, before removing its progress; and a
+	# half-written record of another run.
+	half_sent 5 dot
+	mkdir -p "$WF_TOP/cover-letters/sent/.v1.tmp"
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written record cover-letters/sent/.v1.tmp; v1 was sent and recorded in cover-letters/sent/v1; removed out/submit/v1/sending" ]
+	[ -z "$(received_ids)" ]
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	[ "$status" -eq 1 ]
+	[ "$output" = "send: error: v1 was sent already (cover-letters/sent/v1): make submit writes v2" ]
+}
+
+# stress_fixture ARGS...: checks/stress.sh with the fixture guest
+# (tests/fixtures/stress: no kernel, no QEMU) and small counts, never a
+# kept result (-f).
+stress_fixture() {
+	printf 'not a kernel\n' >"$BATS_TEST_TMPDIR/bzImage"
+	WF_STRESS_RUN=$REPO_ROOT/tests/fixtures/stress/run.sh \
+		WF_STRESS_MKINITRAMFS=$REPO_ROOT/tests/fixtures/stress/mkinitramfs.sh FIXTURE_STRESS_DELAY=0 \
+		run "$CHECKS/stress.sh" -f -k "$BATS_TEST_TMPDIR/bzImage" -n 2000 -T 1 -t 60 "$@"
+}
+
+@test "stress: a killed run's partial output is removed and named; summary.txt comes last" {
+	out=$WF_TOP/out/stress
+	stress_fixture
+	[ "$status" -eq 0 ]
+	cp "$out/summary.txt" "$BATS_TEST_TMPDIR/summary.txt"
+	# Killed while writing the summary: half of it under its temporary
+	# name, no summary.txt; the console log of the run.
+	rm "$out/summary.txt"
+	head -n 2 "$BATS_TEST_TMPDIR/summary.txt" >"$out/summary.txt.tmp"
+	mark_killed_run stress
+	stress_fixture
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"stress: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written out/stress/summary.txt.tmp; removed its partial output in out/stress (debug-console.log debug-run.txt debug.cpio bin)"* ]]
+	diff "$BATS_TEST_TMPDIR/summary.txt" "$out/summary.txt"
+	[ ! -e "$out/summary.txt.tmp" ] && [ ! -e "$WF_CACHE/stress.run" ]
+}
+
+@test "stress: a full disk is an infrastructure error, named in one line, with no result" {
+	TMPFS=$BATS_TEST_TMPDIR/small
+	mkdir -p "$TMPFS"
+	mount -t tmpfs -o size=1536k tmpfs "$TMPFS" 2>/dev/null || skip "cannot mount a tmpfs here (not root?)"
+	stress_fixture -o "$TMPFS/out"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "$(grep -c 'infrastructure error' <<<"$output")" -eq 1 ]
+	[ "${lines[-1]}" = "stress: infrastructure error: no space left on device in $TMPFS/out" ]
+	[[ $output != *"cannot compile"* && $output != *PASS* && $output != *FAIL* ]]
+	[ ! -e "$TMPFS/out/summary.txt" ]
+	# Full later in the run (the programs fit again, the initramfs
+	# does not): the same.
+	umount "$TMPFS"
+	mount -t tmpfs -o size=8m tmpfs "$TMPFS"
+	stress_fixture -o "$TMPFS/out"
+	[ "$status" -eq 0 ]
+	rm "$TMPFS/out/summary.txt"
+	cat /dev/zero >"$TMPFS/filler" 2>/dev/null || true
+	stress_fixture -o "$TMPFS/out"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${lines[-1]}" = "stress: infrastructure error: no space left on device in $TMPFS/out" ]
+	[ ! -e "$TMPFS/out/summary.txt" ]
+}
+
 @test "faults: every command recovers from every kill on the fixture series" {
-	run "$TOOLS/faults.sh" -s 7 -k 2
+	run "$TOOLS/faults.sh" -s 7 -k 2 rebuild base export other-base bisect
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"cache $WF_CACHE (WF_CACHE), seed 7, 2 kill(s) per command: rebuild base export other-base bisect"* ]]
@@ -235,6 +466,17 @@ setup() {
 	done
 	# The checkout's own patches were not written: faults works on a copy.
 	[ -z "$(find "$WF_TOP/patches" -newer "$WF_CACHE/faults/top/branches.txt")" ]
+}
+
+@test "faults: validate, stress, submit and send recover on the fixture of tests/faults-fixture.sh" {
+	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
+	export FIXTURE_STRESS_DELAY=0.05
+	CHECKS=boot,qemu run "$TOOLS/faults.sh" -n -s 5 -k 1 validate stress submit send
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for row in validate stress submit send; do
+		grep -qE "^$row +\| 1 +\| 1/1 +\| 1/1$" <<<"$output"
+	done
 }
 
 @test "faults: a tool that skips its cleanup makes a row short and the run fail" {

@@ -5,8 +5,8 @@
 #
 #   tools/faults.sh [-s SEED] [-k KILLS] [-n] [COMMAND...]
 #
-# COMMAND: rebuild, base, export, other-base, bisect (default: all, in
-# that order).  For each: after a first run that warms the cache up (-n:
+# COMMAND: rebuild, base, export, other-base, bisect, validate, stress,
+# submit, send (default: all, in that order).  For each: after a first run that warms the cache up (-n:
 # none, the cache is warm), an uninterrupted run gives the reference result
 # (commit ids, tree of files, printed result) and its duration; then
 # KILLS times (default 20): start the command in a process group of its
@@ -29,7 +29,18 @@
 # A row is four functions, row_<name>_setup (once), row_<name>_prepare
 # (before every run: give the command work to do), row_<name>_cmd (sets
 # CMD) and row_<name>_result (prints what must be identical; $1 is the
-# run's stdout).  validate, stress, submit, send and port rows go here.
+# run's stdout), and optionally row_<name>_teardown (once, at the end).
+#
+# validate and stress run as the environment says: on the real series
+# they build kernels (CHECKS= limits validate's checks; stress boots the
+# debug kernel with small counts), on the fixture of tests/faults-fixture.sh
+# (eval "$(tests/faults-fixture.sh DIR)") they use the fixture kernel of
+# tests/fixtures/validate (WF_VALIDATE_BOOT) and the fixture guest of
+# tests/fixtures/stress (WF_STRESS_RUN, WF_STRESS_MKINITRAMFS,
+# FAULTS_STRESS_KERNEL).  submit and send use FORCE (the preflight is not
+# what they test) and the sender FAULTS_SENDER; send sends to a local SMTP
+# server of its own (tests/fixtures/send/smtp-server.py, aiosmtpd), and
+# its result is what that server received.
 set -euo pipefail
 if [[ -z ${WF_CACHE:-} ]]; then
 	WF_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf-faults
@@ -40,7 +51,7 @@ unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
 . "$(dirname "$0")/lib.sh"
 
 FAULTS=$WF_CACHE/faults
-ALL_ROWS=(rebuild base export other-base bisect)
+ALL_ROWS=(rebuild base export other-base bisect validate stress submit send)
 SIGNALS=(KILL TERM INT)
 
 usage() {
@@ -56,9 +67,21 @@ leftovers() {
 	local f gitdir
 	for f in "$WF_CACHE"/*.run "$WF_CACHE"/base-import* \
 		"$WF_REPO.init" "$WF_CACHE/other-base/tmp" "$WF_CACHE/bisect/bisect.log.tmp" \
-		"$WF_TOP"/.*.export-*; do
+		"$WF_TOP"/.*.export-* "$WF_CACHE"/b4/linux.new.* "$WF_CACHE"/b4/linux.out.* \
+		"$WF_TOP"/out/submit/.*.submit-* "$WF_TOP"/out/submit/*/sending* \
+		"$WF_CACHE/send-tmp" "$WF_TOP"/cover-letters/sent/.*.tmp \
+		"$WF_CACHE/validate/results/tmp" "$FAULTS/stress-out/summary.txt.tmp" \
+		"$WF_CACHE"/stress/results/.tmp-*; do
 		[[ -e $f ]] && printf 'left: %s\n' "$f"
 	done
+	gitdir=$WF_CACHE/b4/linux/.git
+	if [[ -d $gitdir ]]; then
+		find "$gitdir" -name '*.lock' -printf 'left: %p\n'
+		for f in rebase-apply rebase-merge; do
+			[[ -e $gitdir/$f ]] && printf 'left: %s\n' "$gitdir/$f"
+		done
+		git -C "${gitdir%/.git}" status --porcelain --untracked-files=no | sed 's/^/b4 repo changed: /'
+	fi
 	[[ -d $WF_REPO/.git ]] || return 0
 	repo_git worktree list --porcelain | sed -n 's/^worktree /worktree: /p'
 	while read -r gitdir; do
@@ -171,6 +194,111 @@ row_bisect_result() {
 	leftovers
 }
 
+# validate: every result computed again on every run (the result cache
+# emptied; the build directories stay, incremental).
+row_validate_setup() { ensure_branch; }
+row_validate_prepare() { rm -rf "$WF_CACHE/validate/results"; }
+row_validate_cmd() {
+	CMD=("$WF_HOME/checks/validate.sh" -o "$FAULTS/validate-out")
+	[[ -z ${CHECKS:-} ]] || CMD+=(-c "$CHECKS")
+	[[ -z ${VALIDATE_RANGE:-} ]] || CMD+=("$VALIDATE_RANGE")
+}
+# The results without "cached" (a re-run takes what the killed run
+# finished from the cache) and the report's table without its marks.
+row_validate_result() {
+	jq -S 'del(.. | .cached?)' "$FAULTS/validate-out/results.json"
+	sed -nE 's/\*//g; s/ +/ /g; /^[0-9]+ [0-9a-f]+ /p' "$FAULTS/validate-out/report.txt"
+	leftovers
+}
+
+# stress: small counts, run again every time (-f: not the kept result);
+# FAULTS_STRESS_KERNEL (-k) boots that kernel instead of building the
+# debug config.  The table's first three columns (the
+# figures hold times).
+row_stress_setup() { ensure_branch; }
+row_stress_prepare() { :; }
+row_stress_cmd() {
+	CMD=("$WF_HOME/checks/stress.sh" -f -o "$FAULTS/stress-out" -n 2000 -T 1 -t 300)
+	[[ -z ${FAULTS_STRESS_KERNEL:-} ]] || CMD+=(-k "$FAULTS_STRESS_KERNEL")
+}
+row_stress_result() {
+	sed -n '1,/^$/p' "$FAULTS/stress-out/summary.txt" | awk '{ print $1, $2, $3 }'
+	leftovers
+}
+
+# submit: out/submit/vN written again over the previous one, with a stale
+# message in it that must go.  The messages without what b4 makes anew
+# each time (Date, the random part of the Message-Ids, X-B4-Tracking, the
+# record's "written").
+row_submit_setup() {
+	ensure_branch
+	[[ -n $(find "$WF_TOP/cover-letters" -maxdepth 1 -name 'v*.txt' 2>/dev/null) ]] || {
+		mkdir -p "$WF_TOP/cover-letters"
+		printf 'sysctl: the faults row\n\nA cover letter for tools/faults.sh.\n' >"$WF_TOP/cover-letters/v1.txt"
+	}
+	FAULTS_SENDER=${FAULTS_SENDER:-Faults Row <faults@faults.home.arpa>}
+}
+row_submit_prepare() {
+	local d
+	for d in "$WF_TOP"/out/submit/v*/; do
+		[[ -d $d ]] && echo stale >"$d/0099-stale.eml"
+	done
+	return 0
+}
+row_submit_cmd() { CMD=("$WF_HOME/tools/submit.sh" -f -S "$FAULTS_SENDER"); }
+row_submit_result() {
+	local f
+	(cd "$WF_TOP/out/submit" && find . -type f | LC_ALL=C sort | while read -r f; do
+		printf '%s ' "$f"
+		normalize_mail <"$f" | sha256sum
+	done)
+	leftovers
+}
+
+# normalize_mail: a message or record without what changes from one run of
+# b4 to the next.
+normalize_mail() {
+	sed -E -e '/^X-B4-Tracking:/,/^[^ \t]/{/^X-B4-Tracking:/d;/^[ \t]/d}' \
+		-e 's/^(Date|written|date): .*/\1: -/' \
+		-e 's/[0-9]{8}-([A-Za-z0-9_.-]+-v[0-9]+-[0-9]+)-[0-9a-f]{12}@/-\1-@/g' \
+		-e 's/^From MAILER-DAEMON .*/From MAILER-DAEMON/'
+}
+
+# send: the revision written once (setup), sent to the row's SMTP server;
+# each run starts from nothing received and nothing recorded.
+row_send_setup() {
+	local i
+	row_submit_setup
+	"$WF_HOME/tools/submit.sh" -f -S "$FAULTS_SENDER" >"$FAULTS/send-submit.out" 2>&1 ||
+		die "cannot write the revision to send (see $FAULTS/send-submit.out)"
+	SEND_DIR=$(find "$WF_TOP/out/submit" -maxdepth 1 -name 'v*' -type d | sort -V | tail -n 1)
+	SEND_REV=${SEND_DIR##*/v}
+	SEND_MBOX=$FAULTS/send/received.mbox
+	rm -f "$FAULTS/send/port"
+	/usr/bin/python3 "$WF_HOME/tests/fixtures/send/smtp-server.py" "$SEND_MBOX" "$FAULTS/send/port" \
+		>"$FAULTS/send/smtp.log" 2>&1 </dev/null &
+	SMTP_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $FAULTS/send/port ]] && break
+		sleep 0.1
+	done
+	[[ -s $FAULTS/send/port ]] || die "the SMTP server did not start (see $FAULTS/send/smtp.log)"
+	SMTP_PORT=$(cat "$FAULTS/send/port")
+}
+row_send_prepare() {
+	rm -f "$SEND_MBOX" "$SEND_DIR/sending" "$SEND_DIR/send.log"
+	rm -rf "$WF_TOP/cover-letters/sent/v$SEND_REV"
+}
+row_send_cmd() { CMD=("$WF_HOME/tools/send.sh" -f -r "$SEND_REV" -t maintainers -s "127.0.0.1:$SMTP_PORT"); }
+row_send_result() {
+	normalize_mail <"$SEND_MBOX" | sha256sum | sed 's/^/received: /'
+	grep -c '^From MAILER-DAEMON' "$SEND_MBOX" | sed 's/^/messages: /'
+	normalize_mail <"$WF_TOP/cover-letters/sent/v$SEND_REV/record" | sha256sum | sed 's/^/record: /'
+	sha256sum <"$WF_TOP/cover-letters/sent/v$SEND_REV/patches.mbox" | sed 's/^/patches: /'
+	leftovers
+}
+row_send_teardown() { kill "$SMTP_PID" 2>/dev/null || true; }
+
 # ---------------------------------------------------------------- the harness
 
 # run_fn ROW WHAT [ARGS...]: call row_<ROW>_<WHAT>.
@@ -265,6 +393,7 @@ run_row() {
 				"DIFFERENT (see $dir/$i.diff)"
 		fi >>"$FAULTS/log.txt"
 	done
+	if declare -F "row_${row//-/_}_teardown" >/dev/null; then run_fn "$row" teardown; fi
 	ROWS_OUT+=("$row|$kills|$recovered/$kills|$identical/$kills")
 	NOTES+=("$row: reference run $dur ms; signals:$(printf '%s\n' "${sigs_used[@]}" | sort | uniq -c |
 		awk '$2 != "" { printf " SIG%s x%s", $2, $1 }'); $missed run(s) ended before the signal")
@@ -279,6 +408,13 @@ copy_top() {
 	cp "$WF_BRANCHES" "$top/branches.txt"
 	mkdir -p "$top/$TOPIC_PATCHDIR"
 	cp -a "$WF_TOP/$TOPIC_PATCHDIR/." "$top/$TOPIC_PATCHDIR/"
+	# For submit and send: the cover letters, the revisions sent, the
+	# last validation.
+	[[ ! -d $WF_TOP/cover-letters ]] || cp -a "$WF_TOP/cover-letters" "$top/"
+	if [[ -e $WF_TOP/out/validate/results.json ]]; then
+		mkdir -p "$top/out/validate"
+		cp "$WF_TOP/out/validate/results.json" "$top/out/validate/"
+	fi
 	export WF_TOP=$top WF_BRANCHES=$top/branches.txt
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Send a revision written by tools/submit.sh, and record it as sent.
 #
-#   tools/send.sh [-f] [-r N | -d DIR] -t maintainers|ADDRESS[,ADDRESS...] [-s HOST[:PORT]]
+#   tools/send.sh [-f] [-r N | -d DIR] -t maintainers|ADDRESS[,ADDRESS...] [-s HOST[:PORT]] [-A yes|no]
 #   tools/send.sh [-f] [-r N | -d DIR] -n
 #
 # DIR is the written revision: -r N is out/submit/vN, the default the
@@ -21,6 +21,18 @@
 #   -n               send nothing: record DIR as vN, sent by other means.
 # Before anything, tools/preflight.sh checks DIR (-f, FORCE=1, overrides
 # it and says so).  A revision already recorded is not sent as such again.
+#
+# Killed in the middle (-t maintainers), a send leaves a half-sent series:
+# DIR/sending lists the messages sent ("sent: FILE", written after each
+# git send-email) and the one on its way ("sending: FILE"); DIR/send.log
+# has each one's SMTP dialogue (--smtp-debug).  The next run finishes it
+# without duplicates: a message on its way whose final "." never left
+# (no ">>> ." in its dialogue) is sent again, one the server accepted
+# (">>> ." then "<<< 250") is not.  Killed between the two, nobody here can
+# know whether the server kept it: the next run refuses, in one line
+# naming the command that says (-A yes, ARRIVED=yes: it arrived; -A no:
+# send it again).  vN is recorded only once every message was sent; then
+# DIR/sending goes.  tools/submit.sh does not rewrite a half-sent DIR.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +40,7 @@ set -euo pipefail
 . "$WF_HOME/tools/lib-sent.sh"
 
 usage() {
-	echo "usage: $0 [-f] [-r N | -d DIR] (-t maintainers|ADDRESS,... [-s HOST[:PORT]] | -n)" >&2
+	echo "usage: $0 [-f] [-r N | -d DIR] (-t maintainers|ADDRESS,... [-s HOST[:PORT]] [-A yes|no] | -n)" >&2
 	exit 2
 }
 
@@ -69,26 +81,89 @@ configured_server() {
 	printf '%s%s\n' "$host" "${port:+:$port}"
 }
 
+# delivery FILE LOG: whether the last SMTP dialogue of FILE in LOG
+# delivered it: "arrived" (the server answered the final "." with 2xx),
+# "unsent" (the final "." was never written) or "unknown" (written, no
+# answer seen).  Net::SMTP prints ">>> ." before it writes the dot.
+delivery() {
+	awk -v f="+ git send-email $1" '
+		$0 == f { arrived = 0; last = ""; next }
+		/(>>>|<<<) / {
+			match($0, /(>>>|<<<) .*/); line = substr($0, RSTART, RLENGTH)
+			if (last == ">>> ." && line ~ /^<<< 2/) arrived = 1
+			last = line
+		}
+		END { print arrived ? "arrived" : (last == ">>> ." ? "unknown" : "unsent") }' "$2"
+}
+
+# progress_state DIR: the state of an interrupted send of DIR (its file
+# DIR/sending): SENT (the messages sent), INFLIGHT (the one on its way,
+# empty when none), PREV_RUN (pid and start of that run).
+progress_state() {
+	local p=$1/sending line
+	SENT=() INFLIGHT='' PREV_RUN=$(sed -n 's/^started: //p' "$p")
+	while IFS= read -r line; do
+		case $line in
+		'sent: '*) SENT+=("${line#sent: }") INFLIGHT='' ;;
+		'sending: '*) INFLIGHT=${line#sending: } ;;
+		esac
+	done <"$p"
+}
+
+# resume_plan DIR ARRIVED SERVER: after an interrupted send of DIR, which
+# messages are sent already (the message on its way included when it
+# arrived), a note for wf_report_repairs; or dies in one line when nobody can
+# tell whether the message on its way arrived and ARRIVED does not say.
+resume_plan() {
+	local dir=$1 arrived=$2 server=$3 state=''
+	progress_state "$dir"
+	if [[ -n $INFLIGHT ]]; then
+		state=$(delivery "$INFLIGHT" "$dir/send.log")
+		if [[ $state == unknown ]]; then
+			case $arrived in
+			yes) state=arrived ;;
+			no) state=unsent ;;
+			*) die "an interrupted send of v$REV (${WF_PREV_RUN:-$PREV_RUN}) was stopped while the server was taking $INFLIGHT: check whether it arrived, then run 'make send TO=maintainers SMTP=$server ARRIVED=yes' if it did, 'ARRIVED=no' to send it again" ;;
+			esac
+		fi
+		if [[ $state == arrived ]]; then
+			SENT+=("$INFLIGHT")
+			printf 'sent: %s
+' "$INFLIGHT" >>"$dir/sending"
+		fi
+	fi
+	wf_repaired "v$REV was half-sent: ${#SENT[@]} message(s) sent already${INFLIGHT:+, $INFLIGHT $([[ $state == arrived ]] && echo arrived || echo 'did not arrive')}; sending the rest"
+}
+
 # send_all DIR IP PORT TO SENDER: git send-email of every message of DIR,
-# in order, to IP:PORT only.
+# in order, to IP:PORT only; with TO=maintainers, the messages not in
+# SENT, each noted in DIR/sending.
 send_all() {
-	local dir=$1 ip=$2 port=$3 to=$4 sender=$5 f tmp i=0 log
+	local dir=$1 ip=$2 port=$3 to=$4 sender=$5 f tmp i=0 log s skip n=0
 	local -a files=() args
 	log=$dir/send.log
-	: >"$log"
-	tmp=$(mktemp -d)
+	tmp=$WF_CACHE/send-tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
 	# shellcheck disable=SC2064 # expand now: tmp is local
 	trap "rm -rf '$tmp'" RETURN
 	args=(--smtp-server="$ip" --smtp-server-port="$port" --smtp-encryption=none
 		--smtp-auth=none --smtp-domain=localhost --confirm=never --no-annotate
 		--no-thread --no-chain-reply-to --no-to-cover --no-cc-cover
 		--no-signed-off-by-cc --transfer-encoding=auto --8bit-encoding=UTF-8
-		--from="$sender")
+		--from="$sender" --smtp-debug=1)
 	if [[ $to == maintainers ]]; then
 		# The To/Cc written in each message, nothing found in its body.
 		args+=(--suppress-cc=body --suppress-cc=author --suppress-cc=cccmd)
 		files=("$dir"/*.eml)
+		[[ -e $dir/sending ]] || {
+			printf 'revision: %s\nstarted: pid %s, started %s\n' "$REV" "$$" "$(date '+%F %T')" >"$dir/sending.tmp"
+			mv "$dir/sending.tmp" "$dir/sending"
+			: >"$log"
+		}
 	else
+		log=$dir/trial.log
+		: >"$log"
 		args+=(--suppress-cc=all)
 		local -a tos
 		IFS=, read -r -a tos <<<"$to"
@@ -101,15 +176,23 @@ send_all() {
 	fi
 	for f in "${files[@]}"; do
 		i=$((i + 1))
+		skip=0
+		for s in "${SENT[@]}"; do
+			[[ $s == "${f##*/}" ]] && skip=1
+		done
+		[[ $skip -eq 0 ]] || continue
+		[[ $to != maintainers ]] || printf 'sending: %s\n' "${f##*/}" >>"$dir/sending"
 		printf '+ git send-email %s\n' "${f##*/}" >>"$log"
 		# No configuration but these arguments: a user's sendemail.* (a
 		# Bcc, another server, a password) must not come in.
 		if ! (cd "$tmp" && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=0 \
 			git send-email "${args[@]}" "$f") >>"$log" 2>&1 </dev/null; then
-			die "git send-email of ${f##*/} to $ip:$port failed after $((i - 1)) of ${#files[@]} message(s): $(grep -iE 'error|fail|unable' "$log" | tail -n 1) (log: $log)"
+			die "git send-email of ${f##*/} to $ip:$port failed after $((i - 1)) of ${#files[@]} message(s): $(grep -iE 'error|fail|unable' "$log" | grep -v '[<>]>> ' | tail -n 1) (log: $log)"
 		fi
+		[[ $to != maintainers ]] || printf 'sent: %s\n' "${f##*/}" >>"$dir/sending"
+		n=$((n + 1))
 	done
-	info "sent ${#files[@]} message(s) of ${dir#"$WF_TOP"/} to $ip:$port ($([[ $to == maintainers ]] && echo 'their To/Cc' || echo "$to only"))"
+	info "sent $n message(s) of ${dir#"$WF_TOP"/} to $ip:$port ($([[ $to == maintainers ]] && echo 'their To/Cc' || echo "$to only"))"
 }
 
 # record_sent DIR REV VIA: cover-letters/sent/vREV/ from the written
@@ -119,6 +202,12 @@ record_sent() {
 	local dest=$SENT_DIR/v$rev
 	tmp=$SENT_DIR/.v$rev.tmp
 	rm -rf "$tmp"
+	# Every message sent: a record only then.
+	[[ $via == 'by hand' || ! -e $dir/sending ]] || {
+		progress_state "$dir"
+		[[ ${#SENT[@]} -eq $(find "$dir" -maxdepth 1 -name '*.eml' | wc -l) ]] ||
+			die "v$rev: ${#SENT[@]} message(s) sent, not all: not recorded"
+	}
 	mkdir -p "$tmp"
 	cover=$(find "$dir" -maxdepth 1 -name '0000-*.eml' | head -n 1)
 	{
@@ -138,13 +227,36 @@ record_sent() {
 		printf '\n'
 	done >"$tmp/patches.mbox"
 	mv "$tmp" "$dest"
+	rm -f "$dir/sending"
 	info "recorded v$rev in ${dest#"$WF_TOP"/}: commit it (git add ${dest#"$WF_TOP"/})"
 }
 
+# recover_send DIR REV: what a killed run left: the scratch directory, a
+# half-written record, a half-sent DIR already recorded.  Sets RECORDED
+# when vREV was sent and recorded (nothing left to do).
+recover_send() {
+	local dir=$1 rev=$2
+	RECORDED=0
+	if [[ -e $WF_CACHE/send-tmp ]]; then
+		rm -rf "$WF_CACHE/send-tmp"
+		wf_repaired "removed its scratch directory send-tmp"
+	fi
+	if [[ -e $SENT_DIR/.v$rev.tmp ]]; then
+		rm -rf "$SENT_DIR/.v$rev.tmp"
+		wf_repaired "removed the half-written record ${SENT_DIR#"$WF_TOP"/}/.v$rev.tmp"
+	fi
+	if [[ -e $dir/sending && -f $SENT_DIR/v$rev/record ]]; then
+		rm -f "$dir/sending"
+		wf_repaired "v$rev was sent and recorded in ${SENT_DIR#"$WF_TOP"/}/v$rev; removed ${dir#"$WF_TOP"/}/sending"
+		RECORDED=1
+	fi
+}
+
 main() {
-	local dir='' to='' server='' record_only=0 opt rev ip port sender
+	local dir='' to='' server='' record_only=0 opt rev ip port sender arrived='' spec
 	local -a pf=()
-	while getopts 'fd:r:t:s:n' opt; do
+	SENT=()
+	while getopts 'fd:r:t:s:nA:' opt; do
 		case $opt in
 		f) pf=(-f) ;;
 		d) dir=$OPTARG ;;
@@ -155,6 +267,10 @@ main() {
 		t) to=$OPTARG ;;
 		s) server=$OPTARG ;;
 		n) record_only=1 ;;
+		A)
+			[[ $OPTARG == yes || $OPTARG == no ]] || die "ARRIVED='$OPTARG' is neither yes nor no"
+			arrived=$OPTARG
+			;;
 		*) usage ;;
 		esac
 	done
@@ -165,12 +281,23 @@ main() {
 	[[ -f $dir/record && -f $dir/cover.txt ]] ||
 		die "$dir is not a revision written by make submit (no record or cover.txt)"
 	rev=$(record_field "$dir/record" revision)
+	REV=$rev
+	wf_lock send
+	wf_run_begin send
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
+	wf_no_recovery || recover_send "$dir" "$rev"
+	if [[ $RECORDED -eq 1 && $record_only -eq 0 && $to == maintainers ]]; then
+		wf_report_repairs last
+		wf_run_end
+		return 0
+	fi
 	if [[ $record_only -eq 0 ]]; then
 		[[ -n $to ]] || die "no recipients: TO=maintainers sends to the To/Cc of the messages, TO=address,... to those addresses only"
 		[[ $to == maintainers || $to =~ ^[^,@[:space:]]+@[^,@[:space:]]+(,[^,@[:space:]]+@[^,@[:space:]]+)*$ ]] ||
 			die "TO='$to' is neither 'maintainers' nor a list of addresses"
 		server=${server:-$(configured_server)}
 		[[ -n $server ]] || die "no SMTP server: SMTP=127.0.0.1:PORT, or git config sendemail.smtpServer (a loopback address)"
+		spec=$server
 		server=$(loopback_server "$server")
 		read -r ip port <<<"$server"
 	fi
@@ -180,9 +307,16 @@ main() {
 	fi
 	"$WF_HOME/tools/preflight.sh" "${pf[@]}" "$dir"
 	if [[ $record_only -eq 1 ]]; then
+		wf_report_repairs last
 		record_sent "$dir" "$rev" "by hand"
+		wf_run_end
 		return
 	fi
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
+	if [[ $to == maintainers && -e $dir/sending ]] && ! wf_no_recovery; then
+		resume_plan "$dir" "$arrived" "$spec"
+	fi
+	wf_report_repairs last
 	sender=$(eml_header "$(find "$dir" -maxdepth 1 -name '*.eml' | LC_ALL=C sort | head -n 1)" From |
 		python3 -c 'import sys, email.header as h; print(str(h.make_header(h.decode_header(sys.stdin.read().strip()))))')
 	send_all "$dir" "$ip" "$port" "$to" "$sender"
@@ -191,6 +325,7 @@ main() {
 	else
 		info "a trial to $to: v$rev is not recorded as sent (TO=maintainers sends and records it)"
 	fi
+	wf_run_end
 }
 
 main "$@"

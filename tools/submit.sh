@@ -42,6 +42,12 @@
 #   9. tools/preflight.sh: validation results, a new cover letter, no
 #      reserved-domain identity (-f, FORCE=1, overrides and says so).
 # A failure at any step leaves DIR and the recorded revisions as they were.
+# The messages are written in the cache, copied beside DIR as .vN.submit-new
+# and renamed to DIR last (the old DIR aside as .vN.submit-old until then),
+# so DIR is never half-written; a killed run (marker $WF_CACHE/submit.run)
+# is cleaned up by the next one: its scratch directories, the b4 repo's
+# stale locks and git am or rebase, the swap of DIR.  A revision that
+# tools/send.sh has started to send (DIR/sending) is not written again.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -73,6 +79,60 @@ run_b4() {
 		msg=$(grep -E 'CRITICAL|ERROR|Error|error' "$B4_LOG" | tail -n 1) || true
 		die "b4 $1 $2 failed: ${msg:-exit $rc} (log: $B4_LOG)"
 	fi
+}
+
+# recover_written_dirs PARENT: undo what a killed run left beside the
+# written revisions in PARENT: .X.submit-old put back when X is missing,
+# then the half-copied .X.submit-new and the old .X.submit-old removed.
+recover_written_dirs() {
+	local parent=$1 d name
+	for d in "$parent"/.*.submit-old; do
+		[[ -d $d ]] || continue
+		name=${d##*/.}
+		name=${name%.submit-old}
+		[[ -e $parent/$name ]] && continue
+		mv "$d" "$parent/$name"
+		wf_repaired "put back ${parent#"$WF_TOP"/}/$name from ${d#"$WF_TOP"/}"
+	done
+	for d in "$parent"/.*.submit-new "$parent"/.*.submit-old; do
+		[[ -e $d ]] || continue
+		rm -rf "$d"
+		wf_repaired "removed ${d#"$WF_TOP"/}"
+	done
+}
+
+# recover_b4_work: what a killed run left in the cache: its scratch
+# directories beside the b4 repo, and in the b4 repo its stale locks, a
+# git am or rebase, changed files (recover_worktree), its editor setting.
+recover_b4_work() {
+	local d
+	for d in "$B4_DIR".new.* "$B4_DIR".out.*; do
+		[[ -e $d ]] || continue
+		rm -rf "$d"
+		wf_repaired "removed its scratch directory ${d#"$WF_CACHE"/}"
+	done
+	[[ -d $B4_DIR/.git ]] || return 0
+	recover_worktree "$B4_DIR"
+	# shellcheck disable=SC2310 # b4_git is one git command
+	if [[ -n $(b4_git config core.editor || true) ]]; then
+		b4_git config --unset core.editor
+		wf_repaired "unset the cover letter editor of b4/${B4_DIR##*/}"
+	fi
+}
+
+# write_out NEW OUT: make the messages in NEW (in the cache) the directory
+# OUT: copied beside it first, renamed last.
+write_out() {
+	local new=$1 out=$2 next old
+	next=${out%/*}/.${out##*/}.submit-new
+	old=${out%/*}/.${out##*/}.submit-old
+	mkdir -p "${out%/*}"
+	rm -rf "$next"
+	cp -a "$new" "$next"
+	wf_run_note phase=swap "out=$out"
+	[[ ! -e $out ]] || mv "$out" "$old"
+	mv "$next" "$out"
+	rm -rf "$old" "$new"
 }
 
 # setup_b4_repo TOPIC BASE: the clone, the base branch, the topic branch.
@@ -439,7 +499,7 @@ main() {
 	while getopts 'fo:r:c:S:' opt; do
 		case $opt in
 		f) pf=(-f) ;;
-		o) out=$OPTARG ;;
+		o) out=$(realpath -m "$OPTARG") ;;
 		r) rev=$OPTARG ;;
 		c) cover_opt=$OPTARG ;;
 		S) sender_opt=$OPTARG ;;
@@ -470,6 +530,15 @@ main() {
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
 	[[ -z $cover_opt ]] || check_cover "$cover_opt"
 
+	wf_lock submit
+	wf_run_begin submit
+	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
+	if ! wf_no_recovery; then
+		recover_b4_work
+		recover_written_dirs "$WF_TOP/out/submit"
+		[[ -z $out ]] || recover_written_dirs "${out%/*}"
+	fi
+	wf_report_repairs last
 	setup_b4_repo "$topic" "$base"
 	sender=$(sender)
 	# shellcheck disable=SC2310 # b4_git is one git command
@@ -487,6 +556,9 @@ main() {
 	prev=$(prev_sent_revision "$rev")
 	cover=$(pick_cover "$rev" "$cover_opt")
 	check_cover "$cover"
+	out=${out:-$WF_TOP/out/submit/v$rev}
+	[[ ! -e $out/sending ]] ||
+		die "v$rev is being sent ($(sed -n 's/^started: //p' "$out/sending")): finish sending it with 'make send TO=maintainers' before writing it again"
 	run_b4 prep --force-revision "$rev"
 
 	tmp=$(mktemp -d "$B4_DIR.out.XXXXXX")
@@ -516,11 +588,9 @@ main() {
 	write_draft "$tmp/msgs" "$rev" "$cover" "$trees"
 	"$WF_HOME/tools/preflight.sh" "${pf[@]}" "$tmp/msgs"
 
-	out=${out:-$WF_TOP/out/submit/v$rev}
 	[[ -z $rd ]] || mv "$rd" "$tmp/msgs/"
-	rm -rf "$out"
-	mkdir -p "$(dirname "$out")"
-	mv "$tmp/msgs" "$out"
+	write_out "$tmp/msgs" "$out"
+	wf_run_end
 
 	info "v$rev: $(find "$out" -name '*.eml' | wc -l) message(s) written to ${out#"$WF_TOP"/} (not sent: make send)"
 	print_table "$out"
