@@ -62,12 +62,16 @@ die_interrupted() {
 # trap runs at once (bash runs traps only between commands); returns
 # timeout's status.  The
 # timeout command keeps QEMU in a process group of its own: a terminal's
-# Ctrl-C reaches the runner only, which stops the guest itself.
+# Ctrl-C reaches the runner only, which stops the guest itself.  A
+# SIGKILL cannot be trapped: timeout gets one when the runner dies, QEMU
+# one when timeout dies (the parent-death signal), so a killed make
+# leaves no guest running in its own group.
 guarded() {
 	local limit=$1 out=$2 rc=0
 	shift 2
 	GUARDED=1
-	timeout -k 5 "$limit" "$@" </dev/null >"$out" 2>&1 &
+	setpriv --pdeathsig KILL timeout -k 5 "$limit" setpriv --pdeathsig KILL "$@" \
+		</dev/null >"$out" 2>&1 &
 	GUEST_PID=$!
 	[[ -z $INTERRUPTED ]] || kill -TERM "$GUEST_PID" 2>/dev/null || true
 	wait "$GUEST_PID" || rc=$?

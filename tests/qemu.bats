@@ -111,6 +111,13 @@ teardown() {
 	grep -q '^ok 1 - about to hang$' "$BATS_TEST_TMPDIR/console.log"
 }
 
+@test "runner: SIGKILL to its process group leaves no guest running" {
+	boot_hung_guest
+	kill -KILL -- -"$PID" # a killed make: nothing can be trapped
+	stopped_within 5
+	[ "$status" -eq 137 ]
+}
+
 @test "runner: a failing smoke test fails the boot" {
 	run "$QEMU_BOOT/run.sh" -t 60 -i "$FIX/badtap.cpio" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
 	[ "$status" -eq 1 ]
