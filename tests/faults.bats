@@ -47,21 +47,6 @@ teardown() {
 	[[ -z ${TMPFS:-} ]] || umount "$TMPFS" 2>/dev/null || true
 }
 
-# start_smtp: a real SMTP server (tests/fixtures/send) on 127.0.0.1:$SMTP_PORT,
-# storing what it receives in $MBOX.
-start_smtp() {
-	local i
-	MBOX=$BATS_TEST_TMPDIR/received.mbox
-	/usr/bin/python3 "$REPO_ROOT/tests/fixtures/send/smtp-server.py" "$MBOX" "$BATS_TEST_TMPDIR/port" \
-		>"$BATS_TEST_TMPDIR/smtp.log" 2>&1 3>&- &
-	SMTP_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		[[ -s $BATS_TEST_TMPDIR/port ]] && break
-		sleep 0.1
-	done
-	SMTP_PORT=$(cat "$BATS_TEST_TMPDIR/port")
-}
-
 # received_ids: the Message-Id of each message the server received.
 received_ids() {
 	[[ -e $MBOX ]] || return 0

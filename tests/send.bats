@@ -27,21 +27,6 @@ teardown() {
 	[[ -z ${SMTP_PID:-} ]] || kill "$SMTP_PID" 2>/dev/null || true
 }
 
-# start_smtp: the test's SMTP server, on 127.0.0.1:$SMTP_PORT, storing
-# what it receives in $MBOX.
-start_smtp() {
-	local i
-	MBOX=$BATS_TEST_TMPDIR/received.mbox
-	/usr/bin/python3 "$REPO_ROOT/tests/fixtures/send/smtp-server.py" "$MBOX" "$BATS_TEST_TMPDIR/port" \
-		>"$BATS_TEST_TMPDIR/smtp.log" 2>&1 3>&- &
-	SMTP_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		[[ -s $BATS_TEST_TMPDIR/port ]] && break
-		sleep 0.1
-	done
-	SMTP_PORT=$(cat "$BATS_TEST_TMPDIR/port")
-}
-
 # received HEADER: that header of each received message, in order.
 received() {
 	/usr/bin/python3 - "$MBOX" "$1" <<'PY'
@@ -91,8 +76,8 @@ PY
 	[ "$(received Message-Id | wc -l)" -eq 7 ]
 	diff <(for f in "$dir"/*.eml; do sed -n 's/^Message-Id: //Ip' "$f"; done) <(received Message-Id)
 	cover=$(sed -n 's/^Message-Id: //Ip' "$dir"/0000-*.eml)
-	diff <(printf '\n'; for i in 1 2 3 4 5 6; do echo "$cover"; done) <(received In-Reply-To)
-	diff <(printf '\n'; for i in 1 2 3 4 5 6; do echo "$cover"; done) <(received References)
+	diff <(printf '\n'; for _ in 1 2 3 4 5 6; do echo "$cover"; done) <(received In-Reply-To)
+	diff <(printf '\n'; for _ in 1 2 3 4 5 6; do echo "$cover"; done) <(received References)
 	# To each of the addresses written in it, and to no other.
 	p2=$(ls "$dir"/0002-*.eml)
 	want=$(sed -n '1,/^$/p' "$p2" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n[ \t]\+/ /g' |

@@ -250,3 +250,21 @@ use_boot_kernel() {
 	fi
 	export KERNEL
 }
+
+# start_smtp: a real SMTP server (tests/fixtures/send/smtp-server.py,
+# aiosmtpd) on 127.0.0.1:$SMTP_PORT, storing what it receives in $MBOX;
+# SMTP_PID is its pid, for teardown.
+start_smtp() {
+	local i
+	MBOX=$BATS_TEST_TMPDIR/received.mbox
+	/usr/bin/python3 "$REPO_ROOT/tests/fixtures/send/smtp-server.py" "$MBOX" "$BATS_TEST_TMPDIR/port" \
+		>"$BATS_TEST_TMPDIR/smtp.log" 2>&1 3>&- &
+	# shellcheck disable=SC2034 # used by the .bats files
+	SMTP_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $BATS_TEST_TMPDIR/port ]] && break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2034 # used by the .bats files
+	SMTP_PORT=$(cat "$BATS_TEST_TMPDIR/port")
+}
