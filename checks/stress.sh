@@ -42,6 +42,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
+# shellcheck source=checks/lib-validate.sh
+. "$WF_HOME/checks/lib-validate.sh"
 
 STRESS=$WF_HOME/stress
 SELFTEST=tools/testing/selftests/sysctl/sysctl_syscall.c
@@ -247,21 +249,23 @@ recover_output() {
 # result_key COST: the key of this run's result on stdout, or nothing when
 # the run is not kept (a program from outside, a tree with changes).
 result_key() {
-	local cost=$1 tree changes image=none
+	local cost=$1 tree changes image=none p
 	[[ ${#EXTRA[@]} -eq 0 ]] || return 0
 	changes=$(git -C "$SRC" status --porcelain 2>/dev/null) || return 0
 	[[ -z $changes ]] || return 0
 	tree=$(git -C "$SRC" rev-parse 'HEAD^{tree}' 2>/dev/null) || return 0
-	[[ -z $KERNEL_ARG ]] || image=$(sha256sum <"$KERNEL_ARG" | cut -c1-40)
+	[[ -z $KERNEL_ARG ]] || image=$(vl_hash <"$KERNEL_ARG")
 	{
 		printf 'tree %s image %s\ncalls %s seed %s secs %s timeout %s cost %s append %s\n' \
 			"$tree" "$image" "$CALLS" "$SEED" "$SECS" "$TIMEOUT" "$cost" "$APPEND"
-		# What builds, boots and judges the guests.
-		sha256sum "$STRESS"/*.c "$STRESS"/*.h "$WF_HOME/checks/stress.sh" \
-			"$WF_HOME/checks/build.sh" "$WF_HOME/checks/build/kbuild.sh" "$WF_HOME/checks/configs/debug.config" \
-			"$WF_HOME/checks/configs/boot.config" "$WF_HOME"/qemu-boot/*.sh \
-			"$WF_HOME/qemu-boot/bad-console.txt" | sed "s# $WF_HOME/# #"
-	} | sha256sum | cut -c1-40
+		# What builds, boots and judges the guests: whole directories, as
+		# validate hashes a check's (qemu-boot/ has the smoke test too).
+		for p in stress checks/stress.sh checks/build.sh checks/build qemu-boot; do
+			printf '%s %s\n' "$p" "$(vl_path_hash "$WF_HOME/$p")"
+		done
+		printf 'fragments %s\n' "$(vl_files_hash "$WF_HOME/checks/configs/debug.config" \
+			"$WF_HOME/checks/configs/boot.config")"
+	} | vl_hash
 }
 
 # kept_result KEY: print the kept table of KEY, copy its logs to OUTDIR
