@@ -4,13 +4,26 @@
 SHELL := /bin/bash
 CONFIG ?= boot
 FORCE ?= 0
+# BRANCH=<id>: the topic branch of branches.txt to work on (default: the
+# first topic line, the 6.1 branch).  Every target takes it.
+ifneq ($(BRANCH),)
+export WF_BRANCH := $(BRANCH)
+endif
 
-.PHONY: all deps base rebuild export build boot checkpatch validate stress \
+.PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
 	bench-validate submit send trailers trees other-base bisect test test-tools \
 	lint help clean
 
-## all: the whole pipeline: deps, base, rebuild, validate every commit, stress the tip
+## all: the whole pipeline on one branch (BRANCH=, default the first of branches.txt): deps, base, rebuild, validate every commit, stress the tip
 all: deps rebuild validate stress
+
+## all-branches: the whole pipeline on every topic branch of branches.txt, one after the other
+all-branches: deps
+	@tools/all-branches.sh
+
+## port: carry the series of branch FROM onto the base of branch TO (git am -3, rerere), export it, range-diff (FROM=6.1 TO=6.12; CONTINUE=1 after a resolution)
+port: deps
+	@tools/port.sh $(if $(filter 1,$(CONTINUE)),--continue) $(if $(filter 1,$(ABORT)),--abort) "$(FROM)" "$(TO)"
 
 # Each stage after the ones it needs, also under make -j: validate and
 # stress check the branch that rebuild makes, and when both run, stress
@@ -21,7 +34,7 @@ STRESS_AFTER := $(if $(filter all validate,$(or $(MAKECMDGOALS),all)),validate)
 deps:
 	@tools/deps.sh
 
-## base: import /usr/src/linux-source-6.1.tar.xz into the cache repo
+## base: import the branch's /usr/src/linux-source-<version>.tar.xz into its cache repo
 base: deps
 	@tools/base.sh >/dev/null
 
@@ -73,7 +86,7 @@ trailers:
 trees:
 	@tools/trees.sh
 
-## other-base: apply and build on another linux-source-6.1 (BASE=6.1.176-1, a .deb or a .tar.xz)
+## other-base: apply and build on another version of the branch's package (BASE=6.1.176-1, a .deb or a .tar.xz; BRANCH=6.12 BASE=6.12.117-1~deb12u1)
 other-base:
 	@$(if $(BASE),,echo "make other-base: BASE= is needed (a version apt knows, a .deb or a .tar.xz)" >&2; exit 2;) \
 	tools/other-base.sh $(BASE)

@@ -301,7 +301,7 @@ keep_result() {
 
 main() {
 	local kernel='' boot_kernel='' cost=1 rc=0 r name
-	SRC=$WF_REPO OUT=$WF_TOP/out/stress CALLS=100000 SEED=1 SECS=10 TIMEOUT=1800
+	SRC=$WF_REPO OUT=$WF_OUT/stress CALLS=100000 SEED=1 SECS=10 TIMEOUT=1800
 	EXTRA=() APPEND='' KERNEL_ARG='' RESULTS=${WF_STRESS_RESULTS:-$WF_CACHE/stress/results}
 	local force=0 key
 	while getopts 's:o:k:n:S:T:t:p:a:Cf' opt; do

@@ -637,7 +637,7 @@ on_signal() {
 # ---------------------------------------------------------------- main
 
 main() {
-	local outdir=${WF_TOP}/out/validate checks='' i r n rc=0 ver infra failed
+	local outdir=$WF_OUT/validate checks='' i r n rc=0 ver infra failed
 	while getopts 'o:c:' opt; do
 		case $opt in
 		o) outdir=$OPTARG ;;

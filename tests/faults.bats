@@ -57,7 +57,7 @@ received_ids() {
 # FIRST (0-based) on.
 written_ids() {
 	local f
-	for f in "$WF_TOP"/out/submit/v1/*.eml; do
+	for f in "$WF_TOP"/out/6.1/submit/v1/*.eml; do
 		sed -n 's/^Message-Id: //Ip' "$f"
 	done | tail -n +"$((${1:-0} + 1))"
 }
@@ -67,7 +67,7 @@ written_ids() {
 # dialogue in send.log ending as STATE says: "connected" (before the
 # data), "dot" (the final dot written, no answer).
 half_sent() {
-	local n=$1 state=$2 i=0 f dir=$WF_TOP/out/submit/v1
+	local n=$1 state=$2 i=0 f dir=$WF_TOP/out/6.1/submit/v1
 	printf 'revision: 1\nstarted: pid 4242, started 2026-01-01 00:00:00\n' >"$dir/sending"
 	: >"$dir/send.log"
 	for f in "$dir"/*.eml; do
@@ -87,7 +87,7 @@ half_sent() {
 
 @test "rebuild: a run killed in git am is cleaned up and gives the same commits" {
 	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
-	scratch=$WF_CACHE/rebuild-tree
+	scratch=$WF_CACHE/branches/6.1/rebuild-tree
 	# The state a SIGKILL in the middle of git am leaves in the scratch
 	# worktree: an am session, a stale index.lock, a half-applied file.
 	git -C "$scratch" checkout -q --detach refs/tags/base/6.1.99-1
@@ -102,7 +102,7 @@ half_sent() {
 	[ "$(grep -c 'cleaning up' <<<"$output")" -eq 1 ]
 	[[ $output == *"rebuild: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/rebuild-tree/index.lock; dropped the git am in progress in rebuild-tree"* ]]
 	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
-	[ ! -e "$WF_CACHE/rebuild.run" ]
+	[ ! -e "$WF_CACHE/branches/6.1/rebuild.run" ]
 	[ -z "$(git -C "$scratch" status --porcelain --ignored)" ]
 	# The next run has nothing to clean.
 	run "$TOOLS/rebuild.sh"
@@ -194,16 +194,16 @@ half_sent() {
 	first=$(git -C "$WF_REPO" rev-parse refs/tags/base/6.1.99-1)
 	git -C "$WF_REPO" update-ref -d refs/tags/base/6.1.99-1
 	# Killed while unpacking: part of the tree, no tag.
-	mkdir -p "$WF_CACHE/base-import/kernel"
-	echo half >"$WF_CACHE/base-import/kernel/sysctl.c"
-	touch "$WF_CACHE/base-import.index" "$WF_CACHE/base-import.index.lock"
+	mkdir -p "$WF_CACHE/branches/6.1/base-import/kernel"
+	echo half >"$WF_CACHE/branches/6.1/base-import/kernel/sysctl.c"
+	touch "$WF_CACHE/branches/6.1/base-import.index" "$WF_CACHE/branches/6.1/base-import.index.lock"
 	mark_killed_run base "phase=import 6.1.99-1"
 	run "$TOOLS/base.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"base: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed base-import; removed base-import.index; removed base-import.index.lock"* ]]
 	[ "$(git -C "$WF_REPO" rev-parse refs/tags/base/6.1.99-1)" = "$first" ]
-	[ ! -e "$WF_CACHE/base-import" ] && [ ! -e "$WF_CACHE/base.run" ]
+	[ ! -e "$WF_CACHE/branches/6.1/base-import" ] && [ ! -e "$WF_CACHE/branches/6.1/base.run" ]
 	# A failed import leaves no tag.
 	git -C "$WF_REPO" update-ref -d refs/tags/base/6.1.99-1
 	echo 'not xz' >"$WF_SRC_DIR/linux-source-6.1.tar.xz"
@@ -211,7 +211,7 @@ half_sent() {
 	[ "$status" -eq 1 ]
 	run git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.99-1
 	[ "$status" -ne 0 ]
-	[ ! -e "$WF_CACHE/base-import" ]
+	[ ! -e "$WF_CACHE/branches/6.1/base-import" ]
 }
 
 @test "export: a half-written patch directory is put back and written again" {
@@ -241,13 +241,13 @@ half_sent() {
 	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	[ "$status" -eq 0 ]
 	reference=$(grep -v '^base: ' <<<"$output")
-	head=$(git -C "$WF_CACHE/other-base/linux" rev-parse HEAD)
+	head=$(git -C "$WF_CACHE/branches/6.1/other-base/linux" rev-parse HEAD)
 	# Killed in git am, with its scratch files still there.
-	tree=$WF_CACHE/other-base/linux
+	tree=$WF_CACHE/branches/6.1/other-base/linux
 	git -C "$tree" checkout -q --detach refs/tags/base/6.1.98-1
 	git -C "$tree" am -q "$WF_TOP/patches/0001-sysctl-Add-f1.c.patch" "$WF_TOP/patches/0001-sysctl-Add-f1.c.patch" 2>/dev/null || true
 	touch "$WF_REPO/.git/worktrees/linux/index.lock"
-	mkdir -p "$WF_CACHE/other-base/tmp"
+	mkdir -p "$WF_CACHE/branches/6.1/other-base/tmp"
 	mark_killed_run other-base
 	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	echo "$output"
@@ -266,7 +266,7 @@ half_sent() {
 	reference=${lines[-1]}
 	[[ $reference == "first bad commit: "*" sysctl: Add f4.c" ]]
 	# Killed in git bisect run, in the middle of a checkout.
-	tree=$WF_CACHE/bisect/linux
+	tree=$WF_CACHE/branches/6.1/bisect/linux
 	git -C "$tree" bisect start fixture-topic refs/tags/base/6.1.99-1 >/dev/null
 	touch "$WF_REPO/.git/worktrees/linux/index.lock" "$WF_REPO/.git/worktrees/linux/BISECT_EXPECTED_REV.lock"
 	echo half >"$tree/kernel/f6.c"
@@ -278,16 +278,16 @@ half_sent() {
 	[ "${lines[-1]}" = "$reference" ]
 }
 
-@test "submit: a run killed while swapping out/submit/v1 is undone; the b4 repo is cleaned up" {
+@test "submit: a run killed while swapping out/6.1/submit/v1 is undone; the b4 repo is cleaned up" {
 	"$TOOLS/submit.sh" >/dev/null 2>&1
-	dir=$WF_TOP/out/submit/v1
-	b4=$WF_CACHE/b4/linux
+	dir=$WF_TOP/out/6.1/submit/v1
+	b4=$WF_CACHE/branches/6.1/b4/linux
 	# Killed between the two renames: the old v1 aside, the new one
 	# half-copied; and, in the b4 repo, a git am with its index.lock,
 	# a scratch directory and the editor setting of an earlier step.
-	mv "$dir" "$WF_TOP/out/submit/.v1.submit-old"
-	mkdir "$WF_TOP/out/submit/.v1.submit-new"
-	echo half >"$WF_TOP/out/submit/.v1.submit-new/0000-half.eml"
+	mv "$dir" "$WF_TOP/out/6.1/submit/.v1.submit-old"
+	mkdir "$WF_TOP/out/6.1/submit/.v1.submit-new"
+	echo half >"$WF_TOP/out/6.1/submit/.v1.submit-new/0000-half.eml"
 	git -C "$b4" checkout -q --detach wf-base
 	git -C "$b4" am -q "$WF_TOP"/patches/0004-*.patch 2>/dev/null || true
 	[ -d "$b4/.git/rebase-apply" ]
@@ -298,28 +298,28 @@ half_sent() {
 	# What make send sees meanwhile: no v1 to take as complete.
 	run "$TOOLS/send.sh" -n
 	[ "$status" -eq 1 ]
-	[ "$output" = "send: error: no written revision in out/submit/ (run: make submit)" ]
+	[ "$output" = "send: error: no written revision in out/6.1/submit/ (run: make submit)" ]
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'cleaning up' <<<"$output")" -eq 1 ]
-	[[ $output == *"submit: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed its scratch directory b4/linux.out.Xy12ab; removed the stale lock b4/linux/.git/index.lock; dropped the git am in progress in b4/linux; unset the cover letter editor of b4/linux; put back out/submit/v1 from out/submit/.v1.submit-old; removed out/submit/.v1.submit-new"* ]]
+	[[ $output == *"submit: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed its scratch directory b4/linux.out.Xy12ab; removed the stale lock b4/linux/.git/index.lock; dropped the git am in progress in b4/linux; unset the cover letter editor of b4/linux; put back out/6.1/submit/v1 from out/6.1/submit/.v1.submit-old; removed out/6.1/submit/.v1.submit-new"* ]]
 	[ "$(find "$dir" -name '*.eml' | wc -l)" -eq 6 ]
-	[ ! -e "$WF_CACHE/submit.run" ]
-	run ls -A "$WF_TOP/out/submit" "$WF_CACHE/b4"
+	[ ! -e "$WF_CACHE/branches/6.1/submit.run" ]
+	run ls -A "$WF_TOP/out/6.1/submit" "$WF_CACHE/branches/6.1/b4"
 	[[ $output != *submit-* && $output != *linux.out* ]]
 	[ ! -d "$b4/.git/rebase-apply" ]
 }
 
 @test "submit: a revision that make send has started is not written again" {
 	"$TOOLS/submit.sh" >/dev/null 2>&1
-	printf 'revision: 1\nstarted: pid 4242, started 2026-01-01 00:00:00\n' >"$WF_TOP/out/submit/v1/sending"
-	before=$(cat "$WF_TOP"/out/submit/v1/*.eml | sha256sum)
+	printf 'revision: 1\nstarted: pid 4242, started 2026-01-01 00:00:00\n' >"$WF_TOP/out/6.1/submit/v1/sending"
+	before=$(cat "$WF_TOP"/out/6.1/submit/v1/*.eml | sha256sum)
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "${lines[-1]}" = "submit: error: v1 is being sent (pid 4242, started 2026-01-01 00:00:00): finish sending it with 'make send TO=maintainers' before writing it again" ]
-	[ "$(cat "$WF_TOP"/out/submit/v1/*.eml | sha256sum)" = "$before" ]
+	[ "$(cat "$WF_TOP"/out/6.1/submit/v1/*.eml | sha256sum)" = "$before" ]
 }
 
 @test "send: a half-sent revision is finished without duplicates and recorded once complete" {
@@ -331,10 +331,10 @@ half_sent() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): v1 was half-sent: 2 message(s) sent already, 0002-"*".eml did not arrive; sending the rest"* ]]
-	[[ $output == *"send: sent 4 message(s) of out/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
+	[[ $output == *"send: sent 4 message(s) of out/6.1/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
 	diff <(written_ids 2) <(received_ids)
-	[ -f "$WF_TOP/cover-letters/sent/v1/record" ]
-	[ ! -e "$WF_TOP/out/submit/v1/sending" ] && [ ! -e "$WF_CACHE/send.run" ]
+	[ -f "$WF_TOP/cover-letters/6.1/sent/v1/record" ]
+	[ ! -e "$WF_TOP/out/6.1/submit/v1/sending" ] && [ ! -e "$WF_CACHE/branches/6.1/send.run" ]
 }
 
 @test "send: a message that may have reached the server is not sent again unless ARRIVED=no says so" {
@@ -342,13 +342,13 @@ half_sent() {
 	start_smtp
 	# Killed after the final dot of message 3, before the server's answer.
 	half_sent 3 dot
-	m3=$(basename "$WF_TOP"/out/submit/v1/0003-*.eml)
+	m3=$(basename "$WF_TOP"/out/6.1/submit/v1/0003-*.eml)
 	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "${lines[-1]}" = "send: error: an interrupted send of v1 (pid 4242, started 2026-01-01 00:00:00) was stopped while the server was taking $m3: check whether it arrived, then run 'make send TO=maintainers SMTP=127.0.0.1:$SMTP_PORT ARRIVED=yes' if it did, 'ARRIVED=no' to send it again" ]
 	[ -z "$(received_ids)" ]
-	[ ! -e "$WF_TOP/cover-letters/sent/v1" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent/v1" ]
 	run make -s -C "$REPO_ROOT" send TO=maintainers SMTP="127.0.0.1:$SMTP_PORT" ARRIVED=maybe
 	[ "$status" -ne 0 ]
 	[[ $output == "send: error: ARRIVED='maybe' is neither yes nor no"* ]]
@@ -358,9 +358,9 @@ half_sent() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"v1 was half-sent: 4 message(s) sent already, $m3 arrived; sending the rest"* ]]
 	diff <(written_ids 4) <(received_ids)
-	[ -f "$WF_TOP/cover-letters/sent/v1/record" ]
+	[ -f "$WF_TOP/cover-letters/6.1/sent/v1/record" ]
 	# It did not: sent again, then the rest.
-	rm -rf "$WF_TOP/cover-letters/sent" "$MBOX"
+	rm -rf "$WF_TOP/cover-letters/6.1/sent" "$MBOX"
 	half_sent 3 dot
 	run "$TOOLS/send.sh" -A no -t maintainers -s "127.0.0.1:$SMTP_PORT"
 	echo "$output"
@@ -376,15 +376,15 @@ half_sent() {
 	# Killed after the record, before removing its progress; and a
 	# half-written record of another run.
 	half_sent 5 dot
-	mkdir -p "$WF_TOP/cover-letters/sent/.v1.tmp"
+	mkdir -p "$WF_TOP/cover-letters/6.1/sent/.v1.tmp"
 	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$output" = "send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written record cover-letters/sent/.v1.tmp; v1 was sent and recorded in cover-letters/sent/v1; removed out/submit/v1/sending" ]
+	[ "$output" = "send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written record cover-letters/6.1/sent/.v1.tmp; v1 was sent and recorded in cover-letters/6.1/sent/v1; removed out/6.1/submit/v1/sending" ]
 	[ -z "$(received_ids)" ]
 	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
 	[ "$status" -eq 1 ]
-	[ "$output" = "send: error: v1 was sent already (cover-letters/sent/v1): make submit writes v2" ]
+	[ "$output" = "send: error: v1 was sent already (cover-letters/6.1/sent/v1): make submit writes v2" ]
 }
 
 # stress_fixture ARGS...: checks/stress.sh with the fixture guest
@@ -398,7 +398,7 @@ stress_fixture() {
 }
 
 @test "stress: a killed run's partial output is removed and named; summary.txt comes last" {
-	out=$WF_TOP/out/stress
+	out=$WF_TOP/out/6.1/stress
 	stress_fixture
 	[ "$status" -eq 0 ]
 	cp "$out/summary.txt" "$BATS_TEST_TMPDIR/summary.txt"
@@ -412,7 +412,7 @@ stress_fixture() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"stress: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written out/stress/summary.txt.tmp; removed its partial output in out/stress (debug-console.log debug-run.txt debug.cpio bin)"* ]]
 	diff "$BATS_TEST_TMPDIR/summary.txt" "$out/summary.txt"
-	[ ! -e "$out/summary.txt.tmp" ] && [ ! -e "$WF_CACHE/stress.run" ]
+	[ ! -e "$out/summary.txt.tmp" ] && [ ! -e "$WF_CACHE/branches/6.1/stress.run" ]
 }
 
 @test "stress: a full disk is an infrastructure error, named in one line, with no result" {
@@ -450,7 +450,7 @@ stress_fixture() {
 		grep -qE "^$row +\| 2 +\| 2/2 +\| 2/2$" <<<"$output"
 	done
 	# The checkout's own patches were not written: faults works on a copy.
-	[ -z "$(find "$WF_TOP/patches" -newer "$WF_CACHE/faults/top/branches.txt")" ]
+	[ -z "$(find "$WF_TOP/patches" -newer "$WF_CACHE/branches/6.1/faults/top/branches.txt")" ]
 }
 
 @test "faults: validate, stress, submit and send recover on the fixture of tests/faults-fixture.sh" {
@@ -469,7 +469,7 @@ stress_fixture() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	grep -qE '^(rebuild|export) +\| 5 +\| [0-4]/5 ' <<<"$output"
-	[[ ${lines[-1]} == "faults: a command did not recover from every kill: see $WF_CACHE/faults/log.txt" ]]
+	[[ ${lines[-1]} == "faults: a command did not recover from every kill: see $WF_CACHE/branches/6.1/faults/log.txt" ]]
 }
 
 @test "faults: never the workflow's cache unless WF_CACHE names it" {

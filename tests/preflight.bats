@@ -18,7 +18,7 @@ tree_of() {
 
 @test "preflight: a failed or a missing validation result refuses in one line; FORCE=1 overrides and says so" {
 	"$TOOLS/submit.sh"
-	cp -r "$WF_TOP/out/submit/v1" "$BATS_TEST_TMPDIR/before"
+	cp -r "$WF_TOP/out/6.1/submit/v1" "$BATS_TEST_TMPDIR/before"
 	pass_validation '.commits[2].results.checkpatch.status = "fail"'
 	run "$TOOLS/submit.sh"
 	echo "$output"
@@ -30,12 +30,12 @@ tree_of() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"preflight: error: refusing: validation: 2 of 5 commit(s) lack a passing result, first patch 1/5 (tree $(tree_of 1)) boot: not run (run: make validate)"* ]]
-	rm "$WF_TOP/out/validate/results.json"
+	rm "$WF_TOP/out/6.1/validate/results.json"
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 1 ]
-	[[ $output == *"preflight: error: refusing: validation: no validation results (out/validate/results.json) for the 5 commit(s) (run: make validate)"* ]]
+	[[ $output == *"preflight: error: refusing: validation: no validation results (out/6.1/validate/results.json) for the 5 commit(s) (run: make validate)"* ]]
 	# Nothing was written over the previous revision.
-	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/out/submit/v1"
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/out/6.1/submit/v1"
 	# The validation of another branch state does not count.
 	pass_validation
 	commit_in_repo kernel/sysctl.c '/* one */\nint one = 2;\n/* two */\nint two;\n/* three */\nint three;\n' "sysctl: Initialise one to two"
@@ -47,27 +47,27 @@ tree_of() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"preflight: FORCE=1: overriding the validation check: 1 of 6 commit(s) lack a passing result, first patch 6/6 (tree $(tree_of 6)) checkpatch: missing, boot: missing (run: make validate)"* ]]
-	[ "$(find "$WF_TOP/out/submit/v1" -maxdepth 1 -name '0006-*.eml' | wc -l)" -eq 1 ]
+	[ "$(find "$WF_TOP/out/6.1/submit/v1" -maxdepth 1 -name '0006-*.eml' | wc -l)" -eq 1 ]
 }
 
 @test "preflight: the cover letter of the previous revision refuses; a new one passes" {
 	"$TOOLS/submit.sh"
 	"$TOOLS/send.sh" -n
 	change_series
-	rm "$WF_TOP/cover-letters/v2.txt"
+	rm "$WF_TOP/cover-letters/6.1/v2.txt"
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ $output == *"preflight: error: refusing: cover: the cover letter of v2 (cover-letters/v1.txt) is the one sent with v1: write cover-letters/v2.txt saying what changed"* ]]
-	[ ! -e "$WF_TOP/out/submit/v2" ]
+	[[ $output == *"preflight: error: refusing: cover: the cover letter of v2 (cover-letters/6.1/v1.txt) is the one sent with v1: write cover-letters/6.1/v2.txt saying what changed"* ]]
+	[ ! -e "$WF_TOP/out/6.1/submit/v2" ]
 	run "$TOOLS/submit.sh" -f
 	[ "$status" -eq 0 ]
-	[[ $output == *"preflight: FORCE=1: overriding the cover check: the cover letter of v2 (cover-letters/v1.txt) is the one sent with v1"* ]]
+	[[ $output == *"preflight: FORCE=1: overriding the cover check: the cover letter of v2 (cover-letters/6.1/v1.txt) is the one sent with v1"* ]]
 	# send runs the same checks on what was written.
 	run "$TOOLS/send.sh" -n
 	[ "$status" -eq 1 ]
 	[[ $output == *"preflight: error: refusing: cover: the cover letter of v2"* ]]
-	[ ! -e "$WF_TOP/cover-letters/sent/v2" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent/v2" ]
 	change_series_cover
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 0 ]
@@ -84,13 +84,13 @@ tree_of() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"preflight: error: refusing: identity: 2 author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first patch 5 '[PATCH 5/5] sysctl: Initialise one': author Sysctl Compat <sysctl-compat@example.org> (take authorship: SENDER='Name <address>', see CONTRIBUTING.md)"* ]]
-	[ ! -e "$WF_TOP/out/submit/v1" ]
+	[ ! -e "$WF_TOP/out/6.1/submit/v1" ]
 	# The sender takes authorship: From and Signed-off-by, in the b4 repo only.
 	run "$TOOLS/submit.sh" -S "Sam Sender <sam@fixture.home.arpa>"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"Sam Sender <sam@fixture.home.arpa> takes authorship of 1 commit(s) by a reserved-domain author"* ]]
-	p5=$(ls "$WF_TOP"/out/submit/v1/0005-*.eml)
+	p5=$(ls "$WF_TOP"/out/6.1/submit/v1/0005-*.eml)
 	run grep -c sysctl-compat "$p5"
 	[ "$output" -eq 0 ]
 	grep -qx 'Signed-off-by: Sam Sender <sam@fixture.home.arpa>' "$p5"

@@ -56,7 +56,7 @@ PY
 	[ "$output" = "send: error: TO='not an address' is neither 'maintainers' nor a list of addresses" ]
 	# Nothing arrived, nothing was recorded.
 	[ ! -e "$MBOX" ]
-	[ ! -e "$WF_TOP/cover-letters/sent" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
 	# The checks of the preflight hold for send as well.
 	pass_validation '.commits[5].results.boot.status = "fail"'
 	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
@@ -66,12 +66,12 @@ PY
 }
 
 @test "send: through a real SMTP server and back: threaded, b4 am gives the tree, non-ASCII and long lines intact, v1 recorded" {
-	dir=$WF_TOP/out/submit/v1
+	dir=$WF_TOP/out/6.1/submit/v1
 	run make -s -C "$REPO_ROOT" send TO=maintainers SMTP="127.0.0.1:$SMTP_PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"send: sent 7 message(s) of out/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
-	[[ $output == *"send: recorded v1 in cover-letters/sent/v1: commit it"* ]]
+	[[ $output == *"send: sent 7 message(s) of out/6.1/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
+	[[ $output == *"send: recorded v1 in cover-letters/6.1/sent/v1: commit it"* ]]
 	# Every message arrived once, with its Message-Id, threaded as written.
 	[ "$(received Message-Id | wc -l)" -eq 7 ]
 	diff <(for f in "$dir"/*.eml; do sed -n 's/^Message-Id: //Ip' "$f"; done) <(received Message-Id)
@@ -102,13 +102,13 @@ PY
 	diff <(git -C "$WF_REPO" log --format='%an <%ae>%n%B' base/6.1.99-1..fixture-topic) \
 		<(git -C "$am" log --format='%an <%ae>%n%B' base/6.1.99-1..HEAD | grep -vx 'Signed-off-by: Sam Sender <sam@fixture.home.arpa>')
 	# The record: what the next revision is written against.
-	sent=$WF_TOP/cover-letters/sent/v1
+	sent=$WF_TOP/cover-letters/6.1/sent/v1
 	grep -qx "message-id: $cover" "$sent/record"
 	grep -qx "sent-via: smtp://127.0.0.1:$SMTP_PORT" "$sent/record"
 	# Sent once: not again as v1.
 	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
 	[ "$status" -eq 1 ]
-	[ "$output" = "send: error: v1 was sent already (cover-letters/sent/v1): make submit writes v2" ]
+	[ "$output" = "send: error: v1 was sent already (cover-letters/6.1/sent/v1): make submit writes v2" ]
 }
 
 @test "send: a trial goes to TO only and records nothing" {
@@ -119,5 +119,5 @@ PY
 	[ "$(received X-Envelope-To | sort -u)" = "me@fixture.home.arpa" ]
 	[ "$(received To | sort -u)" = "me@fixture.home.arpa" ]
 	[ "$(received Cc | sort -u)" = "" ]
-	[ ! -e "$WF_TOP/cover-letters/sent" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
 }

@@ -49,7 +49,7 @@ setup_file() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"config boot: built bzImage, 0 warning(s)"* ]]
 	[[ $output == *"PASS: "* ]]
-	log=$WF_CACHE/build/boot/console.log
+	log=$WF_CACHE/branches/6.1/build/boot/console.log
 	# The whole series: every probed name is translated and the series'
 	# kselftest ran, 64-bit and 32-bit.
 	[ "$NPATCHES" -eq 23 ]

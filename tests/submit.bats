@@ -21,7 +21,7 @@ use_checkout() {
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	dir=$WF_TOP/out/submit/v1
+	dir=$WF_TOP/out/6.1/submit/v1
 	[ "$(find "$dir" -maxdepth 1 -name '*.eml' | wc -l)" -eq 6 ]
 	[[ $output == *"[PATCH 0/5] sysctl: Bring back sysctl(2) as a compatibility wrapper"* ]]
 	[[ $output == *"[PATCH 5/5] sysctl: Initialise one"* ]]
@@ -57,11 +57,11 @@ use_checkout() {
 	run grep -l 'Sam Sender' "$WF_TOP"/patches/*.patch
 	[ "$status" -eq 1 ]
 	# The draft: the cover letter as written, the trees for the preflight.
-	cmp "$WF_TOP/cover-letters/v1.txt" "$dir/cover.txt"
+	cmp "$WF_TOP/cover-letters/6.1/v1.txt" "$dir/cover.txt"
 	grep -qx 'revision: 1' "$dir/record"
 	grep -qx "trees: $(git -C "$WF_REPO" log --reverse --format=%T base/6.1.99-1..fixture-topic | paste -sd ' ')" "$dir/record"
 	# Nothing is recorded as sent by writing.
-	[ ! -e "$WF_TOP/cover-letters/sent" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
 }
 
 @test "submit: a draft keeps its number until sent; v2 after v1 is recorded: changelog, range-diff" {
@@ -69,38 +69,38 @@ use_checkout() {
 	# Written again, not sent: still v1.
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 0 ]
-	[[ $output == *"v1: 6 message(s) written to out/submit/v1 (not sent: make send)"* ]]
-	[ ! -e "$WF_TOP/out/submit/v2" ]
-	v1=$(sed -n 's/^Message-Id: <\(.*\)>$/\1/p' "$WF_TOP"/out/submit/v1/0000-*.eml)
+	[[ $output == *"v1: 6 message(s) written to out/6.1/submit/v1 (not sent: make send)"* ]]
+	[ ! -e "$WF_TOP/out/6.1/submit/v2" ]
+	v1=$(sed -n 's/^Message-Id: <\(.*\)>$/\1/p' "$WF_TOP"/out/6.1/submit/v1/0000-*.eml)
 	# Recorded as sent (by hand): the repository now holds v1.
 	run "$TOOLS/send.sh" -n
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"recorded v1 in cover-letters/sent/v1: commit it"* ]]
-	sent=$WF_TOP/cover-letters/sent/v1
+	[[ $output == *"recorded v1 in cover-letters/6.1/sent/v1: commit it"* ]]
+	sent=$WF_TOP/cover-letters/6.1/sent/v1
 	grep -qx 'revision: 1' "$sent/record"
 	grep -qx "message-id: <$v1>" "$sent/record"
-	cmp "$WF_TOP/cover-letters/v1.txt" "$sent/cover.txt"
+	cmp "$WF_TOP/cover-letters/6.1/v1.txt" "$sent/cover.txt"
 	[ "$(grep -c '^Subject: \[PATCH' "$sent/patches.mbox")" -eq 5 ]
 	# Recording twice is refused.
 	run "$TOOLS/send.sh" -n
 	[ "$status" -eq 1 ]
-	[[ $output == *"v1 was sent already (cover-letters/sent/v1): make submit writes v2"* ]]
+	[[ $output == *"v1 was sent already (cover-letters/6.1/sent/v1): make submit writes v2"* ]]
 	change_series
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	dir=$WF_TOP/out/submit/v2
+	dir=$WF_TOP/out/6.1/submit/v2
 	[[ $output == *"[PATCH v2 0/6] sysctl: Bring back"* ]]
 	[[ $output == *"[PATCH v2 6/6] sysctl: Initialise two"* ]]
 	cover=$(ls "$dir"/0000-*.eml)
 	grep -qx 'Changes in v2:' "$cover"
 	grep -qx -- '- New: sysctl: Initialise two' "$cover"
 	grep -qx -- "- Link to v1: https://lore.kernel.org/r/$v1" "$cover"
-	[ "$(grep '^change-id: ' "$cover")" = "$(grep '^change-id: ' "$WF_TOP"/out/submit/v1/0000-*.eml)" ]
+	[ "$(grep '^change-id: ' "$cover")" = "$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/0000-*.eml)" ]
 	grep -qE '^-: +-+ > 6: +[0-9a-f]+ sysctl: Initialise two$' "$dir/range-diff-v1-v2.txt"
 	grep -qE '^1: +[0-9a-f]+ = 1: +[0-9a-f]+ sysctl: Add the sysctl\(2\) entry point$' "$dir/range-diff-v1-v2.txt"
-	[[ $output == *"range-diff against v1: out/submit/v2/range-diff-v1-v2.txt"* ]]
+	[[ $output == *"range-diff against v1: out/6.1/submit/v2/range-diff-v1-v2.txt"* ]]
 	# An explicit revision.
 	run "$TOOLS/submit.sh" -r 5 -o "$BATS_TEST_TMPDIR/v5"
 	[ "$status" -eq 0 ]
@@ -111,7 +111,7 @@ use_checkout() {
 @test "submit: a fresh clone with an empty cache writes v2 against the recorded v1" {
 	"$TOOLS/submit.sh"
 	"$TOOLS/send.sh" -n
-	cid=$(grep '^change-id: ' "$WF_TOP"/out/submit/v1/0000-*.eml)
+	cid=$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/0000-*.eml)
 	change_series
 	# The fresh clone: what the repository tracks, and nothing else.
 	clone=$BATS_TEST_TMPDIR/clone
@@ -124,7 +124,7 @@ use_checkout() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"change-id ${cid#change-id: } (recorded with v1)"* ]]
-	[[ $output == *"v1: tag sent/fixture-topic-v1 rebuilt from cover-letters/sent/v1"* ]]
+	[[ $output == *"v1: tag sent/fixture-topic-v1 rebuilt from cover-letters/6.1/sent/v1"* ]]
 	[[ $output == *"[PATCH v2 0/6] sysctl: Bring back"* ]]
 	cover=$(ls "$clone"/out/submit/v2/0000-*.eml)
 	grep -qx "$cid" "$cover"
@@ -133,16 +133,16 @@ use_checkout() {
 	grep -qE '^5: +[0-9a-f]+ = 5: +[0-9a-f]+ sysctl: Initialise one$' "$clone/out/submit/v2/range-diff-v1-v2.txt"
 	# A record that does not give its tree is named, and nothing is written.
 	cp -r "$clone/out/submit/v2" "$BATS_TEST_TMPDIR/before"
-	sed -i 's/^tip-tree: .*/tip-tree: 0123456789012345678901234567890123456789/' "$clone/cover-letters/sent/v1/record"
+	sed -i 's/^tip-tree: .*/tip-tree: 0123456789012345678901234567890123456789/' "$clone/cover-letters/6.1/sent/v1/record"
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 1 ]
-	[[ $output == *"submit: error: cover-letters/sent/v1/patches.mbox gives tree "*", its record says 0123456789012345678901234567890123456789"* ]]
+	[[ $output == *"submit: error: cover-letters/6.1/sent/v1/patches.mbox gives tree "*", its record says 0123456789012345678901234567890123456789"* ]]
 	diff -r "$BATS_TEST_TMPDIR/before" "$clone/out/submit/v2"
 }
 
 @test "submit: bad input is named and leaves the written revision alone" {
 	"$TOOLS/submit.sh"
-	cp -r "$WF_TOP/out/submit/v1" "$BATS_TEST_TMPDIR/before"
+	cp -r "$WF_TOP/out/6.1/submit/v1" "$BATS_TEST_TMPDIR/before"
 	run "$TOOLS/submit.sh" -r zero
 	[ "$status" -eq 1 ]
 	[[ $output == *"revision 'zero' is not a positive number"* ]]
@@ -150,15 +150,15 @@ use_checkout() {
 	run "$TOOLS/submit.sh" -c "$BATS_TEST_TMPDIR/bad-cover.txt" -r 1
 	[ "$status" -eq 1 ]
 	[[ $output == *"bad-cover.txt: expected a subject line, a blank line, then the body"* ]]
-	printf 'Subject\n\nEDITME: body\n' >"$WF_TOP/cover-letters/v1.txt"
+	printf 'Subject\n\nEDITME: body\n' >"$WF_TOP/cover-letters/6.1/v1.txt"
 	run "$TOOLS/submit.sh" -r 1
 	[ "$status" -eq 1 ]
-	[[ $output == *"cover-letters/v1.txt still has EDITME in it"* ]]
-	rm "$WF_TOP/cover-letters/v1.txt"
+	[[ $output == *"cover-letters/6.1/v1.txt still has EDITME in it"* ]]
+	rm "$WF_TOP/cover-letters/6.1/v1.txt"
 	run "$TOOLS/submit.sh" -r 1
 	[ "$status" -eq 1 ]
-	[[ $output == *"no cover letter for v1: write cover-letters/v1.txt"* ]]
-	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/out/submit/v1"
+	[[ $output == *"no cover letter for v1: write cover-letters/6.1/v1.txt"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/out/6.1/submit/v1"
 	# Unexported commits are refused: patches/ are what gets submitted.
 	commit_in_repo kernel/new.c 'int new;\n' "sysctl: Not exported"
 	run "$TOOLS/submit.sh"

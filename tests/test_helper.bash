@@ -41,7 +41,7 @@ setup_fixture() {
 	unset WF_BRANCHES
 	make_fixture_tarball "$WF_SRC_DIR"
 	mkdir -p "$WF_TOP/patches"
-	printf 'topic fixture-topic linux-source-6.1 >=6.1.0 patches\n' >"$WF_TOP/branches.txt"
+	printf 'topic 6.1 fixture-topic linux-source-6.1 >=6.1.0 patches\n' >"$WF_TOP/branches.txt"
 }
 
 # dev_git ARGS...: git in the cache repo as the fixture developer
@@ -133,8 +133,8 @@ setup_kernel_fixture() {
 	git config --global user.name "Sam Sender"
 	git config --global user.email sam@fixture.home.arpa
 	export FIXTURE_DEV_EMAIL=dev@fixture.home.arpa
-	mkdir -p "$WF_TOP/cover-letters"
-	cp "$SUBMIT_FIXTURES/cover-v1.txt" "$WF_TOP/cover-letters/v1.txt"
+	mkdir -p "$WF_TOP/cover-letters/6.1"
+	cp "$SUBMIT_FIXTURES/cover-v1.txt" "$WF_TOP/cover-letters/6.1/v1.txt"
 }
 
 # edit_in_repo FILE SED: change FILE in the cache repo work tree.
@@ -166,14 +166,14 @@ make_kernel_series() {
 	"$TOOLS/export.sh"
 }
 
-# pass_validation [FILTER]: out/validate/results.json as checks/validate.sh
+# pass_validation [FILTER]: out/6.1/validate/results.json as checks/validate.sh
 # writes it, every commit of base..topic passing checkpatch and boot;
 # FILTER, a jq program, edits it (a failed or missing result).
 # shellcheck disable=SC2120 # FILTER comes from preflight.bats and send.bats (load is not followed)
 pass_validation() {
 	local base
 	base=$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')
-	mkdir -p "$WF_TOP/out/validate"
+	mkdir -p "$WF_TOP/out/6.1/validate"
 	git -C "$WF_REPO" log --reverse --format='%H %T %s' "$base..fixture-topic" |
 		jq -R 'capture("^(?<commit>\\S+) (?<tree>\\S+) (?<subject>.*)$")' |
 		jq -s --arg base "$base" '{range: ($base + "..fixture-topic"), base: $base,
@@ -181,7 +181,7 @@ pass_validation() {
 			commits: (to_entries | map(.value + {index: (.key + 1),
 				results: {checkpatch: {status: "pass", cached: false, reason: ""},
 				          boot: {status: "pass", cached: false, reason: ""}}})),
-			failed: 0}' | jq "${1:-.}" >"$WF_TOP/out/validate/results.json"
+			failed: 0}' | jq "${1:-.}" >"$WF_TOP/out/6.1/validate/results.json"
 }
 
 # change_series: a sixth commit, exported and validated, and a cover
@@ -193,13 +193,13 @@ change_series() {
 	change_series_cover
 }
 
-# change_series_cover: cover-letters/v2.txt, v1's with a new paragraph.
+# change_series_cover: cover-letters/6.1/v2.txt, v1's with a new paragraph.
 change_series_cover() {
 	{
-		head -n 2 "$WF_TOP/cover-letters/v1.txt"
+		head -n 2 "$WF_TOP/cover-letters/6.1/v1.txt"
 		printf 'This revision also initialises two.\n\n'
-		tail -n +3 "$WF_TOP/cover-letters/v1.txt"
-	} >"$WF_TOP/cover-letters/v2.txt"
+		tail -n +3 "$WF_TOP/cover-letters/6.1/v1.txt"
+	} >"$WF_TOP/cover-letters/6.1/v2.txt"
 }
 
 # setup_validate_fixture: a fixture kernel repo for checks/validate.sh:
@@ -241,7 +241,7 @@ validate_commit_edit() {
 # WHAT says for which tests, on the terminal.
 use_boot_kernel() {
 	export WF_CACHE=$REAL_CACHE
-	KERNEL=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+	KERNEL=$WF_CACHE/branches/6.1/build/boot/arch/x86/boot/bzImage
 	if [[ ! -r $KERNEL ]]; then
 		echo "# building the boot kernel for $1 (once)" >&3
 		"$TOOLS/base.sh" >/dev/null

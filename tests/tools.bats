@@ -42,34 +42,65 @@ setup() {
 }
 
 @test "base: a version outside the constraint is refused" {
-	printf 'topic t linux-source-6.1 >=6.1.150 patches\n' >"$WF_TOP/branches.txt"
+	printf 'topic 6.1 t linux-source-6.1 >=6.1.150 patches\n' >"$WF_TOP/branches.txt"
 	run "$TOOLS/base.sh"
 	[ "$status" -eq 1 ]
 	[[ $output == *"6.1.99-1 does not satisfy the constraint >=6.1.150"* ]]
 }
 
 @test "branches.txt: malformed lines are named by line number" {
-	printf '# comment\n\ntopic t linux-source-6.1 >=6.1\n' >"$WF_TOP/branches.txt"
+	printf '# comment\n\ntopic 6.1 t linux-source-6.1 >=6.1\n' >"$WF_TOP/branches.txt"
 	run "$TOOLS/rebuild.sh"
 	[ "$status" -eq 1 ]
-	[[ $output == *"branches.txt:3: 'topic' takes 4 fields"* ]]
+	[[ $output == *"branches.txt:3: 'topic' takes 5 fields"* ]]
 
-	printf 'topic t linux-source-6.1 >=6.1 patches\nbranch x y\n' >"$WF_TOP/branches.txt"
+	printf 'topic 6.1 t linux-source-6.1 >=6.1 patches\nbranch x y\n' >"$WF_TOP/branches.txt"
 	run "$TOOLS/rebuild.sh"
 	[[ $output == *"branches.txt:2: unknown record 'branch'"* ]]
 
-	printf 'topic t linux-source-6.1 6.1 patches\n' >"$WF_TOP/branches.txt"
+	printf 'topic 6.1 t linux-source-6.1 6.1 patches\n' >"$WF_TOP/branches.txt"
 	run "$TOOLS/rebuild.sh"
 	[[ $output == *"branches.txt:1: '6.1' is not a version constraint"* ]]
 
-	printf 'topic t linux-source-6.1 any patches\ntree sysctl /nowhere\n' >"$WF_TOP/branches.txt"
+	printf 'topic 6.1 t linux-source-6.1 any patches\ntree sysctl /nowhere\n' >"$WF_TOP/branches.txt"
 	run "$TOOLS/rebuild.sh"
 	[[ $output == *"branches.txt:2: 'tree' takes at least 4 fields"* ]]
 
-	printf 'topic t..x linux-source-6.1 any patches\n' >"$WF_TOP/branches.txt"
+	printf 'topic 6.1 t..x linux-source-6.1 any patches\n' >"$WF_TOP/branches.txt"
 	run "$TOOLS/rebuild.sh"
 	[[ $output == *"branches.txt:1: 't..x' is not a valid branch name"* ]]
+
+	printf 'topic 6/1 t linux-source-6.1 any patches\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[[ $output == *"branches.txt:1: '6/1' is not a branch id"* ]]
+
+	printf 'topic 6.1 t linux-source-6.1 any p1\ntopic 6.1 u linux-source-6.12 any p2\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[[ $output == *"branches.txt:2: second topic with the id '6.1'"* ]]
+
+	printf 'topic 6.1 t linux-source-6.1 any p1\ntopic 6.12 t linux-source-6.12 any p2\n' >"$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[[ $output == *"branches.txt:2: second topic on the branch 't'"* ]]
 	[ ! -e "$WF_REPO" ]
+}
+
+@test "branches: BRANCH= selects a topic line, its cache, out/ and cover letters; an unknown one is named" {
+	printf 'topic 6.1 t linux-source-6.1 any p1\ntopic 6.12 u linux-source-6.12 >=6.12 p2\n' >"$WF_TOP/branches.txt"
+	run env WF_BRANCH=6.13 "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "rebuild: error: no branch '6.13' in $WF_TOP/branches.txt (the branches: 6.1 6.12)" ]
+	# What each branch works on (lib.sh, as every script sees it).
+	where() {
+		# shellcheck source=tools/lib.sh
+		(unset WF_REPO; WF_BRANCH=$1; . "$TOOLS/lib.sh"; echo "$TOPIC_NAME $TOPIC_PACKAGE $TOPIC_PATCHDIR $WF_CACHE $WF_REPO $WF_OUT $WF_COVERS")
+	}
+	[ "$(where '')" = "t linux-source-6.1 p1 $WF_CACHE/branches/6.1 $WF_CACHE/branches/6.1/linux $WF_TOP/out/6.1 $WF_TOP/cover-letters/6.1" ]
+	[ "$(where 6.12)" = "u linux-source-6.12 p2 $WF_CACHE/branches/6.12 $WF_CACHE/branches/6.12/linux $WF_TOP/out/6.12 $WF_TOP/cover-letters/6.12" ]
+	# A script run by another gets the same branch and cache.
+	[ "$(WF_BRANCH=6.12 WF_CACHE=$WF_CACHE/branches/6.12 where 6.12)" = "$(where 6.12)" ]
+	# make BRANCH= reaches the scripts.
+	run make -s -C "$REPO_ROOT" rebuild BRANCH=6.13 WF_TOP="$WF_TOP"
+	[[ $output == *"no branch '6.13' in $WF_TOP/branches.txt"* ]]
 }
 
 @test "rebuild: no patches gives the base itself" {

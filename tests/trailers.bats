@@ -11,7 +11,7 @@ setup() {
 	"$TOOLS/submit.sh" >/dev/null
 	"$TOOLS/send.sh" -n >/dev/null
 	# The replies: to the cover letter, to patch 3, to patch 5.
-	local sent=$WF_TOP/cover-letters/sent/v1 ids
+	local sent=$WF_TOP/cover-letters/6.1/sent/v1 ids
 	mapfile -t ids < <(sed -n 's/^Message-Id: //Ip' "$sent/patches.mbox")
 	REPLIES=$BATS_TEST_TMPDIR/replies.mbox
 	sed -e "s/@COVER@/$(sed -n 's/^message-id: //p' "$sent/record")/g" \
@@ -78,7 +78,7 @@ msg() {
 	sed -n '/^From other@/,$p' "$REPLIES" >"$BATS_TEST_TMPDIR/unrelated.mbox"
 	run "$TOOLS/trailers.sh" -m "$BATS_TEST_TMPDIR/unrelated.mbox" -y
 	[ "$status" -eq 1 ]
-	[ "$output" = "trailers: error: no Reviewed-by/Acked-by/Tested-by in $BATS_TEST_TMPDIR/unrelated.mbox in reply to a revision recorded in cover-letters/sent/" ]
+	[ "$output" = "trailers: error: no Reviewed-by/Acked-by/Tested-by in $BATS_TEST_TMPDIR/unrelated.mbox in reply to a revision recorded in cover-letters/6.1/sent/" ]
 	commit_in_repo kernel/new.c 'int new;\n' "sysctl: Not exported"
 	run "$TOOLS/trailers.sh" -m "$REPLIES" -y
 	[ "$status" -eq 1 ]

@@ -55,7 +55,7 @@ setup() {
 	[[ $(row gone -) == *"SKIPPED: cannot fetch git://git.invalid/nowhere.git"* ]]
 	[[ $output == *"0002-x86-syscalls-Wire-up-sysctl-2-for-64-bit-callers: cannot apply to tip/x86/asm ("*"): conflicts in arch/x86/entry/syscalls/syscall_64.tbl"* ]]
 	[[ $output == *"0004-Documentation-Describe-sysctl-2 (docs) must go in together with 0001-sysctl-Add-the-sysctl-2-entry-point (sysctl)"* ]]
-	[ -s "$WF_TOP/out/trees.txt" ]
+	[ -s "$WF_TOP/out/6.1/trees.txt" ]
 }
 
 @test "trees: all applying gives exit 0; nothing fetched is left in the cache repo" {

@@ -78,13 +78,13 @@ html_matches_json() {
 	html_matches_json
 	# Progress lines: commit i/N, the check, the elapsed time.
 	[[ $output == *"[    2/2] "*" nonet      build (0m"* ]]
-	stamp=$(date -r "$WF_CACHE/validate/build/boot/build.log" +%s.%N)
+	stamp=$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)
 	validate
 	[ "$status" -eq 0 ]
 	[[ $output == *"16 result(s): 0 failed, 16 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
 	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate on.* +pass\* +pass\*' "$OUT/report.txt"
-	[ "$(date -r "$WF_CACHE/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
+	[ "$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
 	[ "$(jq '.commits[1].results.qemu.cached' "$OUT/results.json")" = true ]
 	# The developer's work tree was not touched.
 	[ "$(git -C "$WF_REPO" rev-parse HEAD)" = "$(git -C "$WF_REPO" rev-parse fixture-topic)" ]
@@ -143,9 +143,9 @@ html_matches_json() {
 	[ "$(cell 2 boot)" = pass ]
 	[[ $(reason 2 sparse) == *"kernel/names.c: warning: Using plain integer as NULL pointer"* ]]
 	grep -q "kernel/sysctl.c: warning: symbol 'two' was not declared" \
-		"$WF_CACHE"/validate/results/sparse/*/state
+		"$WF_CACHE"/branches/6.1/validate/results/sparse/*/state
 	# sparse builds apart: the build check's warnings have none of its own.
-	run ! grep -q 'sparse' "$WF_CACHE"/validate/results/boot/*/state
+	run ! grep -q 'sparse' "$WF_CACHE"/branches/6.1/validate/results/boot/*/state
 }
 
 @test "validate: a commit that does not build fails on that commit alone" {
@@ -237,8 +237,8 @@ html_matches_json() {
 	chmod +x "$BATS_TEST_TMPDIR/boot-stop"
 	WF_VALIDATE_BOOT=$BATS_TEST_TMPDIR/boot-stop validate -c qemu
 	[ "$status" -eq 143 ]
-	[ -d "$WF_CACHE/validate/results/boot" ]
-	[ ! -e "$WF_CACHE/validate/results/tmp" ]
+	[ -d "$WF_CACHE/branches/6.1/validate/results/boot" ]
+	[ ! -e "$WF_CACHE/branches/6.1/validate/results/tmp" ]
 }
 
 @test "validate: a new check directory is picked up with no edit to the runner; its fail and skip show" {
@@ -293,7 +293,7 @@ CHECK
 
 @test "validate: a full disk is an infrastructure error, named in one line and never cached" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
-	TMPFS=$WF_CACHE/validate/build
+	TMPFS=$WF_CACHE/branches/6.1/validate/build
 	mkdir -p "$TMPFS"
 	mount -t tmpfs -o size=256k tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
 	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
@@ -311,7 +311,7 @@ CHECK
 	[ "$(jq .infra "$OUT/results.json")" -eq 1 ]
 	html_matches_json
 	# Nothing of it was cached: with space again, it runs and passes.
-	[ -z "$(find "$WF_CACHE/validate/results" -path '*/off/*' -name status)" ]
+	[ -z "$(find "$WF_CACHE/branches/6.1/validate/results" -path '*/off/*' -name status)" ]
 	rm "$TMPFS/filler"
 	validate -c checkpatch,off
 	echo "$output"

@@ -68,8 +68,8 @@ leftovers() {
 	for f in "$WF_CACHE"/*.run "$WF_CACHE"/base-import* \
 		"$WF_REPO.init" "$WF_CACHE/other-base/tmp" "$WF_CACHE/bisect/bisect.log.tmp" \
 		"$WF_TOP"/.*.export-* "$WF_CACHE"/b4/linux.new.* "$WF_CACHE"/b4/linux.out.* \
-		"$WF_TOP"/out/submit/.*.submit-* "$WF_TOP"/out/submit/*/sending* \
-		"$WF_CACHE/send-tmp" "$WF_TOP"/cover-letters/sent/.*.tmp \
+		"$WF_OUT"/submit/.*.submit-* "$WF_OUT"/submit/*/sending* \
+		"$WF_CACHE/send-tmp" "$WF_COVERS"/sent/.*.tmp \
 		"$WF_CACHE/validate/results/tmp" "$FAULTS/stress-out/summary.txt.tmp" \
 		"$WF_CACHE"/stress/results/.tmp-*; do
 		[[ -e $f ]] && printf 'left: %s\n' "$f"
@@ -232,15 +232,15 @@ row_stress_result() {
 # record's "written").
 row_submit_setup() {
 	ensure_branch
-	[[ -n $(find "$WF_TOP/cover-letters" -maxdepth 1 -name 'v*.txt' 2>/dev/null) ]] || {
-		mkdir -p "$WF_TOP/cover-letters"
-		printf 'sysctl: the faults row\n\nA cover letter for tools/faults.sh.\n' >"$WF_TOP/cover-letters/v1.txt"
+	[[ -n $(find "$WF_COVERS" -maxdepth 1 -name 'v*.txt' 2>/dev/null) ]] || {
+		mkdir -p "$WF_COVERS"
+		printf 'sysctl: the faults row\n\nA cover letter for tools/faults.sh.\n' >"$WF_COVERS/v1.txt"
 	}
 	FAULTS_SENDER=${FAULTS_SENDER:-Faults Row <faults@faults.home.arpa>}
 }
 row_submit_prepare() {
 	local d
-	for d in "$WF_TOP"/out/submit/v*/; do
+	for d in "$WF_OUT"/submit/v*/; do
 		[[ -d $d ]] && echo stale >"$d/0099-stale.eml"
 	done
 	return 0
@@ -248,7 +248,7 @@ row_submit_prepare() {
 row_submit_cmd() { CMD=("$WF_HOME/tools/submit.sh" -f -S "$FAULTS_SENDER"); }
 row_submit_result() {
 	local f
-	(cd "$WF_TOP/out/submit" && find . -type f | LC_ALL=C sort | while read -r f; do
+	(cd "$WF_OUT/submit" && find . -type f | LC_ALL=C sort | while read -r f; do
 		printf '%s ' "$f"
 		normalize_mail <"$f" | sha256sum
 	done)
@@ -271,7 +271,7 @@ row_send_setup() {
 	row_submit_setup
 	"$WF_HOME/tools/submit.sh" -f -S "$FAULTS_SENDER" >"$FAULTS/send-submit.out" 2>&1 ||
 		die "cannot write the revision to send (see $FAULTS/send-submit.out)"
-	SEND_DIR=$(find "$WF_TOP/out/submit" -maxdepth 1 -name 'v*' -type d | sort -V | tail -n 1)
+	SEND_DIR=$(find "$WF_OUT/submit" -maxdepth 1 -name 'v*' -type d | sort -V | tail -n 1)
 	SEND_REV=${SEND_DIR##*/v}
 	SEND_MBOX=$FAULTS/send/received.mbox
 	rm -f "$FAULTS/send/port"
@@ -287,14 +287,14 @@ row_send_setup() {
 }
 row_send_prepare() {
 	rm -f "$SEND_MBOX" "$SEND_DIR/sending" "$SEND_DIR/send.log"
-	rm -rf "$WF_TOP/cover-letters/sent/v$SEND_REV"
+	rm -rf "$WF_COVERS/sent/v$SEND_REV"
 }
 row_send_cmd() { CMD=("$WF_HOME/tools/send.sh" -f -r "$SEND_REV" -t maintainers -s "127.0.0.1:$SMTP_PORT"); }
 row_send_result() {
 	normalize_mail <"$SEND_MBOX" | sha256sum | sed 's/^/received: /'
 	grep -c '^From MAILER-DAEMON' "$SEND_MBOX" | sed 's/^/messages: /'
-	normalize_mail <"$WF_TOP/cover-letters/sent/v$SEND_REV/record" | sha256sum | sed 's/^/record: /'
-	sha256sum <"$WF_TOP/cover-letters/sent/v$SEND_REV/patches.mbox" | sed 's/^/patches: /'
+	normalize_mail <"$WF_COVERS/sent/v$SEND_REV/record" | sha256sum | sed 's/^/record: /'
+	sha256sum <"$WF_COVERS/sent/v$SEND_REV/patches.mbox" | sed 's/^/patches: /'
 	leftovers
 }
 row_send_teardown() { kill "$SMTP_PID" 2>/dev/null || true; }
@@ -411,11 +411,12 @@ copy_top() {
 	# For submit and send: the cover letters, the revisions sent, the
 	# last validation.
 	[[ ! -d $WF_TOP/cover-letters ]] || cp -a "$WF_TOP/cover-letters" "$top/"
-	if [[ -e $WF_TOP/out/validate/results.json ]]; then
-		mkdir -p "$top/out/validate"
-		cp "$WF_TOP/out/validate/results.json" "$top/out/validate/"
+	if [[ -e $WF_OUT/validate/results.json ]]; then
+		mkdir -p "$top/out/$TOPIC_ID/validate"
+		cp "$WF_OUT/validate/results.json" "$top/out/$TOPIC_ID/validate/"
 	fi
 	export WF_TOP=$top WF_BRANCHES=$top/branches.txt
+	select_branch
 }
 
 main() {

@@ -16,7 +16,7 @@
 # change-id, changelog and range-diff, so nothing of it lives only in
 # $WF_CACHE.
 
-SENT_DIR=$WF_TOP/cover-letters/sent
+SENT_DIR=$WF_COVERS/sent
 
 # sent_revisions: the recorded revision numbers, ascending.
 sent_revisions() {

@@ -8,13 +8,17 @@ WF_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # point it at fixtures).
 WF_TOP=${WF_TOP:-$WF_HOME}
 # Cache outside the checkout: kernel repo, build directories, ccache, logs.
+# Each topic branch has its own, $WF_CACHE_ROOT/branches/<id> (set below,
+# once the branch is known); ccache and the subsystem trees are shared.
 WF_CACHE=${WF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf}
+WF_CACHE_ROOT=${WF_CACHE_ROOT:-$WF_CACHE}
 # Where Debian's linux-source-* packages put their tarball.
 WF_SRC_DIR=${WF_SRC_DIR:-/usr/src}
-# The branches file describing the topic branch and the subsystem trees.
+# The branches file describing the topic branches and the subsystem trees.
 WF_BRANCHES=${WF_BRANCHES:-$WF_TOP/branches.txt}
-# The kernel git repository (with a work tree) in the cache.
-WF_REPO=${WF_REPO:-$WF_CACHE/linux}
+# The topic branch to work on: the id of one of its topic lines (make
+# BRANCH=); empty means the first one.
+WF_BRANCH=${WF_BRANCH:-}
 
 WF_PROG=${WF_PROG:-$(basename "$0" .sh)}
 
@@ -55,14 +59,16 @@ repo_git() {
 	git -C "$WF_REPO" "$@"
 }
 
-# parse_branches: read $WF_BRANCHES and set TOPIC_* variables, and the
-# TREE_* arrays for the subsystem trees.  Dies naming the line number of
-# the first malformed line.
+# parse_branches: read $WF_BRANCHES: the topic lines into the TOPICS_*
+# arrays, the subsystem trees into the TREE_* arrays; then select the
+# topic branch WF_BRANCH names (the first when empty) into the TOPIC_*
+# variables.  Dies naming the line number of the first malformed line, or
+# the branch that is not there.
 parse_branches() {
-	local file=$WF_BRANCHES line lineno=0 kind
+	local file=$WF_BRANCHES line lineno=0 kind i sel=''
 	local -a f
 	[[ -r $file ]] || die "cannot read branches file $file"
-	TOPIC_NAME='' TOPIC_PACKAGE='' TOPIC_CONSTRAINT='' TOPIC_PATCHDIR=''
+	TOPICS_ID=() TOPICS_NAME=() TOPICS_PACKAGE=() TOPICS_CONSTRAINT=() TOPICS_PATCHDIR=()
 	TREE_NAMES=() TREE_URLS=() TREE_BRANCHES=() TREE_OWNS=()
 	while IFS= read -r line || [[ -n $line ]]; do
 		lineno=$((lineno + 1))
@@ -72,19 +78,24 @@ parse_branches() {
 		kind=${f[0]}
 		case $kind in
 		topic)
-			[[ ${#f[@]} -eq 5 ]] ||
-				die "$file:$lineno: 'topic' takes 4 fields (name package constraint patchdir), got $((${#f[@]} - 1))"
-			[[ -z $TOPIC_NAME ]] || die "$file:$lineno: second 'topic' line"
-			git check-ref-format --branch "${f[1]}" >/dev/null 2>&1 ||
-				die "$file:$lineno: '${f[1]}' is not a valid branch name"
-			[[ ${f[2]} =~ ^[a-z0-9][a-z0-9.+-]+$ ]] ||
-				die "$file:$lineno: '${f[2]}' is not a Debian package name"
-			[[ ${f[3]} =~ ^(\>=|\<=|\>\>|\<\<|=)[0-9][A-Za-z0-9.+~:-]*$ || ${f[3]} == any ]] ||
-				die "$file:$lineno: '${f[3]}' is not a version constraint (>=V, <=V, >>V, <<V, =V or any)"
-			[[ ${f[4]} != /* && ${f[4]} != *..* ]] ||
-				die "$file:$lineno: patch directory '${f[4]}' must be relative to the checkout"
-			TOPIC_NAME=${f[1]} TOPIC_PACKAGE=${f[2]}
-			TOPIC_CONSTRAINT=${f[3]} TOPIC_PATCHDIR=${f[4]}
+			[[ ${#f[@]} -eq 6 ]] ||
+				die "$file:$lineno: 'topic' takes 5 fields (id branch package constraint patchdir), got $((${#f[@]} - 1))"
+			[[ ${f[1]} =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] ||
+				die "$file:$lineno: '${f[1]}' is not a branch id (letters, digits, '.', '_', '-')"
+			for i in "${!TOPICS_ID[@]}"; do
+				[[ ${TOPICS_ID[i]} != "${f[1]}" ]] || die "$file:$lineno: second topic with the id '${f[1]}'"
+				[[ ${TOPICS_NAME[i]} != "${f[2]}" ]] || die "$file:$lineno: second topic on the branch '${f[2]}'"
+			done
+			git check-ref-format --branch "${f[2]}" >/dev/null 2>&1 ||
+				die "$file:$lineno: '${f[2]}' is not a valid branch name"
+			[[ ${f[3]} =~ ^[a-z0-9][a-z0-9.+-]+$ ]] ||
+				die "$file:$lineno: '${f[3]}' is not a Debian package name"
+			[[ ${f[4]} =~ ^(\>=|\<=|\>\>|\<\<|=)[0-9][A-Za-z0-9.+~:-]*$ || ${f[4]} == any ]] ||
+				die "$file:$lineno: '${f[4]}' is not a version constraint (>=V, <=V, >>V, <<V, =V or any)"
+			[[ ${f[5]} != /* && ${f[5]} != *..* ]] ||
+				die "$file:$lineno: patch directory '${f[5]}' must be relative to the checkout"
+			TOPICS_ID+=("${f[1]}") TOPICS_NAME+=("${f[2]}") TOPICS_PACKAGE+=("${f[3]}")
+			TOPICS_CONSTRAINT+=("${f[4]}") TOPICS_PATCHDIR+=("${f[5]}")
 			;;
 		tree)
 			[[ ${#f[@]} -ge 5 ]] ||
@@ -99,9 +110,34 @@ parse_branches() {
 			;;
 		esac
 	done <"$file"
-	[[ -n $TOPIC_NAME ]] || die "$file: no 'topic' line"
+	[[ ${#TOPICS_ID[@]} -gt 0 ]] || die "$file: no 'topic' line"
+	for i in "${!TOPICS_ID[@]}"; do
+		[[ -n $WF_BRANCH && ${TOPICS_ID[i]} != "$WF_BRANCH" ]] || { sel=$i; break; }
+	done
+	[[ -n $sel ]] ||
+		die "no branch '$WF_BRANCH' in $file (the branches: ${TOPICS_ID[*]})"
 	# shellcheck disable=SC2034 # used by the scripts that source this file
+	TOPIC_ID=${TOPICS_ID[sel]} TOPIC_NAME=${TOPICS_NAME[sel]} TOPIC_PACKAGE=${TOPICS_PACKAGE[sel]}
+	# shellcheck disable=SC2034
+	TOPIC_CONSTRAINT=${TOPICS_CONSTRAINT[sel]} TOPIC_PATCHDIR=${TOPICS_PATCHDIR[sel]}
+	# shellcheck disable=SC2034
 	TOPIC_TARBALL=$WF_SRC_DIR/$TOPIC_PACKAGE.tar.xz
+}
+
+# select_branch: parse $WF_BRANCHES and point the per-branch locations at
+# the selected topic branch: WF_CACHE becomes $WF_CACHE_ROOT/branches/<id>
+# (idempotent: a script run by another gets the same), WF_REPO its kernel
+# repository, WF_OUT its out/<id> and WF_COVERS its cover-letters/<id>.
+# Exported, so that every script a script runs works on the same branch.
+select_branch() {
+	parse_branches
+	WF_BRANCH=$TOPIC_ID
+	WF_CACHE_ROOT=${WF_CACHE%/branches/"$TOPIC_ID"}
+	WF_CACHE=$WF_CACHE_ROOT/branches/$TOPIC_ID
+	WF_REPO=${WF_REPO:-$WF_CACHE/linux}
+	WF_OUT=$WF_TOP/out/$TOPIC_ID
+	WF_COVERS=$WF_TOP/cover-letters/$TOPIC_ID
+	export WF_BRANCH WF_CACHE WF_CACHE_ROOT
 }
 
 # package_version: the installed version of the topic's source package.
@@ -341,3 +377,14 @@ scratch_worktree() {
 	git -C "$dir" checkout -q -f --detach "$commit" 2>/dev/null ||
 		die "cannot check out $commit in $dir"
 }
+
+# --- the branch --------------------------------------------------------------
+# Known as soon as this file is sourced, so that every path a script sets
+# up is its branch's.  Without a branches file (a check run on its own),
+# WF_CACHE is used as it is given.
+if [[ -r $WF_BRANCHES ]]; then
+	select_branch
+else
+	WF_CACHE_ROOT=${WF_CACHE_ROOT:-$WF_CACHE}
+	WF_REPO=${WF_REPO:-$WF_CACHE/linux}
+fi

@@ -23,7 +23,7 @@ set -euo pipefail
 # shellcheck source=tools/lib-sent.sh
 . "$WF_HOME/tools/lib-sent.sh"
 
-RESULTS_JSON=${WF_VALIDATE_RESULTS:-$WF_TOP/out/validate/results.json}
+RESULTS_JSON=${WF_VALIDATE_RESULTS:-$WF_OUT/validate/results.json}
 
 usage() {
 	echo "usage: $0 [-f] DIR" >&2
@@ -103,7 +103,7 @@ check_cover() {
 	prev=$(prev_sent_revision "$rev")
 	[[ -n $prev ]] || return 0
 	if cmp -s "$dir/cover.txt" "$SENT_DIR/v$prev/cover.txt"; then
-		echo "cover: the cover letter of v$rev ($(record_field "$dir/record" cover)) is the one sent with v$prev: write cover-letters/v$rev.txt saying what changed"
+		echo "cover: the cover letter of v$rev ($(record_field "$dir/record" cover)) is the one sent with v$prev: write cover-letters/$WF_BRANCH/v$rev.txt saying what changed"
 	fi
 }
 

@@ -46,7 +46,7 @@ usage() {
 
 # latest_written: the highest out/submit/vN.
 latest_written() {
-	find "$WF_TOP/out/submit" -maxdepth 1 -name 'v*' -type d 2>/dev/null |
+	find "$WF_OUT/submit" -maxdepth 1 -name 'v*' -type d 2>/dev/null |
 		sed -nE 's#.*/v([0-9]+)$#\1 &#p' | sort -n | tail -n 1 | cut -d' ' -f2-
 }
 
@@ -262,7 +262,7 @@ main() {
 		d) dir=$OPTARG ;;
 		r)
 			[[ $OPTARG =~ ^[1-9][0-9]*$ ]] || die "revision '$OPTARG' is not a positive number"
-			dir=$WF_TOP/out/submit/v$OPTARG
+			dir=$WF_OUT/submit/v$OPTARG
 			;;
 		t) to=$OPTARG ;;
 		s) server=$OPTARG ;;
@@ -303,7 +303,7 @@ main() {
 	fi
 	if [[ $record_only -eq 1 || $to == maintainers ]]; then
 		[[ ! -e $SENT_DIR/v$rev ]] ||
-			die "v$rev was sent already (cover-letters/sent/v$rev): make submit writes v$((rev + 1))"
+			die "v$rev was sent already (cover-letters/$WF_BRANCH/sent/v$rev): make submit writes v$((rev + 1))"
 	fi
 	"$WF_HOME/tools/preflight.sh" "${pf[@]}" "$dir"
 	if [[ $record_only -eq 1 ]]; then

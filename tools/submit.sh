@@ -4,7 +4,7 @@
 #   tools/submit.sh [-f] [-o DIR] [-r N] [-c COVER] [-S 'NAME <EMAIL>']
 #
 # Never sends anything.  The messages are written with "b4 send -o" to DIR
-# (default $WF_TOP/out/submit/vN/), one .eml file per message, with the
+# (default $WF_OUT/submit/vN/), one .eml file per message, with the
 # cover letter as written (cover.txt) and a draft record (record); review
 # them, then "make send" (tools/send.sh) sends them and records vN in
 # cover-letters/sent/vN/ (lib-sent.sh).  The b4 work repo's SMTP server
@@ -251,7 +251,7 @@ restore_sent_tags() {
 		[[ -f $SENT_DIR/v${tag##*-v}/record ]] || b4_git tag -d "$tag" >/dev/null
 	done
 	for k in $(sent_revisions); do
-		tag=sent/$TOPIC_NAME-v$k rec=cover-letters/sent/v$k
+		tag=sent/$TOPIC_NAME-v$k rec=cover-letters/$WF_BRANCH/sent/v$k
 		want=$(sent_field "$k" tip-tree)
 		# shellcheck disable=SC2310 # b4_git is one git command
 		have=$(b4_git rev-parse -q --verify "refs/tags/$tag^{tree}" || true)
@@ -293,7 +293,7 @@ use_recorded_change_id() {
 	last=$(sent_revisions | tail -n 1)
 	[[ -n $last ]] || return 0
 	cid=$(sent_field "$last" change-id)
-	[[ -n $cid ]] || die "cover-letters/sent/v$last/record: no change-id"
+	[[ -n $cid ]] || die "cover-letters/$WF_BRANCH/sent/v$last/record: no change-id"
 	tracking=$(b4_git config "branch.$TOPIC_NAME.b4-tracking")
 	[[ $(jq -r '.series["change-id"]' <<<"$tracking") == "$cid" ]] && return 0
 	b4_git config "branch.$TOPIC_NAME.b4-tracking" \
@@ -303,7 +303,7 @@ use_recorded_change_id() {
 
 # pick_cover REV [FILE]: the cover letter file for revision REV.
 pick_cover() {
-	local rev=$1 file=${2:-} dir=$WF_TOP/cover-letters k best=''
+	local rev=$1 file=${2:-} dir=$WF_COVERS k best=''
 	if [[ -n $file ]]; then
 		[[ -r $file ]] || die "cover letter $file not found"
 		printf '%s\n' "$file"
@@ -313,7 +313,7 @@ pick_cover() {
 		sed -nE 's#.*/v([0-9]+)\.txt$#\1#p' | sort -n); do
 		[[ $k -le $rev ]] && best=$k
 	done
-	[[ -n $best ]] || die "no cover letter for v$rev: write cover-letters/v$rev.txt (first line subject, blank line, body)"
+	[[ -n $best ]] || die "no cover letter for v$rev: write cover-letters/$WF_BRANCH/v$rev.txt (first line subject, blank line, body)"
 	printf '%s\n' "$dir/v$best.txt"
 }
 
@@ -535,7 +535,7 @@ main() {
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if ! wf_no_recovery; then
 		recover_b4_work
-		recover_written_dirs "$WF_TOP/out/submit"
+		recover_written_dirs "$WF_OUT/submit"
 		[[ -z $out ]] || recover_written_dirs "${out%/*}"
 	fi
 	wf_report_repairs last
@@ -556,7 +556,7 @@ main() {
 	prev=$(prev_sent_revision "$rev")
 	cover=$(pick_cover "$rev" "$cover_opt")
 	check_cover "$cover"
-	out=${out:-$WF_TOP/out/submit/v$rev}
+	out=${out:-$WF_OUT/submit/v$rev}
 	[[ ! -e $out/sending ]] ||
 		die "v$rev is being sent ($(sed -n 's/^started: //p' "$out/sending")): finish sending it with 'make send TO=maintainers' before writing it again"
 	run_b4 prep --force-revision "$rev"

@@ -117,7 +117,7 @@ main() {
 	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
 	# shellcheck disable=SC2310 # its output is the answer; it does not rely on set -e
-	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/sent/: nothing to take replies to"
+	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/$WF_BRANCH/sent/: nothing to take replies to"
 
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # expand now: tmp is local
@@ -125,7 +125,7 @@ main() {
 	sent_ids >"$tmp/ids"
 	# shellcheck disable=SC2310 # replies is one python3 command
 	ids=$(replies "$mbox" "$tmp/ids") || die "cannot read the mailbox $mbox"
-	[[ -n $ids ]] || die "no Reviewed-by/Acked-by/Tested-by in $mbox in reply to a revision recorded in cover-letters/sent/"
+	[[ -n $ids ]] || die "no Reviewed-by/Acked-by/Tested-by in $mbox in reply to a revision recorded in cover-letters/$WF_BRANCH/sent/"
 
 	# The branch's commits and their patch-ids.
 	local -a commits subjects cur_ids

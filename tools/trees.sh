@@ -19,7 +19,7 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-TREES_GIT=${WF_TREES_GIT:-$WF_CACHE/trees.git}
+TREES_GIT=${WF_TREES_GIT:-$WF_CACHE_ROOT/trees.git}
 FETCH_TIMEOUT=${WF_FETCH_TIMEOUT:-60}
 
 # init_trees_repo: a bare repo sharing the cache repo's objects.
@@ -96,7 +96,7 @@ main() {
 		esac
 	done
 	parse_branches
-	report=${report:-$WF_TOP/out/trees.txt}
+	report=${report:-$WF_OUT/trees.txt}
 	mapfile -t patches < <(patch_files)
 	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to check"
 	[[ ${#TREE_NAMES[@]} -gt 0 ]] || die "no 'tree' records in $WF_BRANCHES"
