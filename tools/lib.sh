@@ -137,7 +137,10 @@ select_branch() {
 	WF_REPO=${WF_REPO:-$WF_CACHE/linux}
 	WF_OUT=$WF_TOP/out/$TOPIC_ID
 	WF_COVERS=$WF_TOP/cover-letters/$TOPIC_ID
-	export WF_BRANCH WF_CACHE WF_CACHE_ROOT
+	# One ccache for every branch: most of two kernel lines' objects differ,
+	# but the compilers and the tools are the same.
+	CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE_ROOT/ccache}
+	export WF_BRANCH WF_CACHE WF_CACHE_ROOT CCACHE_DIR
 }
 
 # package_version: the installed version of the topic's source package.

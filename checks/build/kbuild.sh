@@ -143,7 +143,7 @@ main() {
 	merged_fragment "$arch" $frag >"$OUT/fragment.config"
 	# shellcheck disable=SC2086
 	(cd "$CONFIGS" && cat $frag) >"$OUT/requested.config"
-	export CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE_ROOT/ccache}
+	export CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE/ccache}
 	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'
 	export KBUILD_BUILD_USER=sysctl-wf KBUILD_BUILD_HOST=qemu
 	MK=(make -s -C "$SRC" O="$OUT" ARCH="$arch" "CC=ccache gcc"
