@@ -24,8 +24,8 @@ make_faults_series() {
 mark_killed_run() {
 	local name=$1
 	shift
-	printf 'pid 4242, started 2026-01-01 00:00:00\n' >"$WF_CACHE/$name.run"
-	[[ $# -eq 0 ]] || printf '%s\n' "$@" >>"$WF_CACHE/$name.run"
+	printf 'pid 4242, started 2026-01-01 00:00:00\n' >"$WF_CACHE/branches/6.1/$name.run"
+	[[ $# -eq 0 ]] || printf '%s\n' "$@" >>"$WF_CACHE/branches/6.1/$name.run"
 }
 
 setup() {
@@ -410,7 +410,7 @@ stress_fixture() {
 	stress_fixture
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"stress: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written out/stress/summary.txt.tmp; removed its partial output in out/stress (debug-console.log debug-run.txt debug.cpio bin)"* ]]
+	[[ $output == *"stress: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written out/6.1/stress/summary.txt.tmp; removed its partial output in out/6.1/stress (debug-console.log debug-run.txt debug.cpio bin)"* ]]
 	diff "$BATS_TEST_TMPDIR/summary.txt" "$out/summary.txt"
 	[ ! -e "$out/summary.txt.tmp" ] && [ ! -e "$WF_CACHE/branches/6.1/stress.run" ]
 }
@@ -484,5 +484,5 @@ stress_fixture() {
 	[[ ${lines[0]} == "faults: cache $XDG_CACHE_HOME/sysctl-wf-faults (WF_CACHE), seed 1, 0 kill(s) per command: base" ]]
 	[ ! -e "$XDG_CACHE_HOME/sysctl-wf" ]
 	# -n: no warm-up run.
-	[ ! -e "$XDG_CACHE_HOME/sysctl-wf-faults/faults/base/warm-up.out" ]
+	[ ! -e "$XDG_CACHE_HOME/sysctl-wf-faults/branches/6.1/faults/base/warm-up.out" ]
 }

@@ -14,7 +14,7 @@ setup() {
 # an export in a test for one a later test would lose).
 use_checkout() {
 	export WF_TOP=$1 WF_CACHE=$2
-	export WF_REPO=$WF_CACHE/linux
+	export WF_REPO=$WF_CACHE/branches/6.1/linux
 }
 
 @test "submit: v1 is a threaded cover + 5 patches, per-patch Cc, base-commit and change-id" {
@@ -126,18 +126,18 @@ use_checkout() {
 	[[ $output == *"change-id ${cid#change-id: } (recorded with v1)"* ]]
 	[[ $output == *"v1: tag sent/fixture-topic-v1 rebuilt from cover-letters/6.1/sent/v1"* ]]
 	[[ $output == *"[PATCH v2 0/6] sysctl: Bring back"* ]]
-	cover=$(ls "$clone"/out/submit/v2/0000-*.eml)
+	cover=$(ls "$clone"/out/6.1/submit/v2/0000-*.eml)
 	grep -qx "$cid" "$cover"
 	grep -qx -- '- New: sysctl: Initialise two' "$cover"
 	grep -qx -- '- Unchanged: 5 patch(es)' "$cover"
-	grep -qE '^5: +[0-9a-f]+ = 5: +[0-9a-f]+ sysctl: Initialise one$' "$clone/out/submit/v2/range-diff-v1-v2.txt"
+	grep -qE '^5: +[0-9a-f]+ = 5: +[0-9a-f]+ sysctl: Initialise one$' "$clone/out/6.1/submit/v2/range-diff-v1-v2.txt"
 	# A record that does not give its tree is named, and nothing is written.
-	cp -r "$clone/out/submit/v2" "$BATS_TEST_TMPDIR/before"
+	cp -r "$clone/out/6.1/submit/v2" "$BATS_TEST_TMPDIR/before"
 	sed -i 's/^tip-tree: .*/tip-tree: 0123456789012345678901234567890123456789/' "$clone/cover-letters/6.1/sent/v1/record"
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 1 ]
 	[[ $output == *"submit: error: cover-letters/6.1/sent/v1/patches.mbox gives tree "*", its record says 0123456789012345678901234567890123456789"* ]]
-	diff -r "$BATS_TEST_TMPDIR/before" "$clone/out/submit/v2"
+	diff -r "$BATS_TEST_TMPDIR/before" "$clone/out/6.1/submit/v2"
 }
 
 @test "submit: bad input is named and leaves the written revision alone" {
@@ -164,4 +164,16 @@ use_checkout() {
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 1 ]
 	[[ $output == *"branch fixture-topic has changes not exported to patches/"* ]]
+}
+
+@test "submit: a branch other than the first says its base in the subject" {
+	# The fixture branch becomes the second topic line.
+	sed -i '1i topic 6.0 elsewhere linux-source-6.0 any patches-6.0' "$WF_TOP/branches.txt"
+	mkdir -p "$WF_TOP/patches-6.0"
+	run env WF_BRANCH=6.1 "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"[PATCH 6.1 0/5] sysctl: Bring back sysctl(2) as a compatibility wrapper"* ]]
+	[[ $output == *"[PATCH 6.1 5/5] sysctl: Initialise one"* ]]
+	grep -qx 'Subject: \[PATCH 6.1 2/5\] .*' "$WF_TOP"/out/6.1/submit/v1/0002-*.eml
 }

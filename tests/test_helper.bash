@@ -37,7 +37,7 @@ setup_fixture() {
 	export WF_SRC_DIR=$BATS_TEST_TMPDIR/usr-src
 	export WF_PKG_VERSION=6.1.99-1
 	export WF_TOP=$BATS_TEST_TMPDIR/checkout
-	export WF_REPO=$WF_CACHE/linux
+	export WF_REPO=$WF_CACHE/branches/6.1/linux
 	unset WF_BRANCHES
 	make_fixture_tarball "$WF_SRC_DIR"
 	mkdir -p "$WF_TOP/patches"

@@ -45,7 +45,8 @@ set -euo pipefail
 if [[ -z ${WF_CACHE:-} ]]; then
 	WF_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf-faults
 fi
-export WF_CACHE WF_REPO=$WF_CACHE/linux
+export WF_CACHE
+unset WF_REPO
 unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -444,7 +445,7 @@ main() {
 	BASE_REF=$(base_ref "$(package_version)")
 	mkdir -p "$FAULTS"
 	copy_top
-	info "cache $WF_CACHE (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
+	info "cache $WF_CACHE_ROOT (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
 	: >"$FAULTS/log.txt"
 	RANDOM=$seed
 	ROWS_OUT=() NOTES=() SHORT=0

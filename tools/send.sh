@@ -277,7 +277,7 @@ main() {
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
 	dir=${dir:-$(latest_written)}
-	[[ -n $dir ]] || die "no written revision in out/submit/ (run: make submit)"
+	[[ -n $dir ]] || die "no written revision in ${WF_OUT#"$WF_TOP"/}/submit/ (run: make submit)"
 	[[ -f $dir/record && -f $dir/cover.txt ]] ||
 		die "$dir is not a revision written by make submit (no record or cover.txt)"
 	rev=$(record_field "$dir/record" revision)

@@ -547,6 +547,11 @@ main() {
 		info "enrolled $topic with b4 prep (change-id $(b4_git config "branch.$topic.b4-tracking" | jq -r '.series["change-id"]'))"
 	fi
 	use_recorded_change_id
+	# Every branch but the first (the one upstream is asked to take) says
+	# its base in the subject: [PATCH 6.12 v2 00/23].
+	if [[ $TOPIC_ID != "${TOPICS_ID[0]}" ]]; then
+		run_b4 prep --set-prefixes "$TOPIC_ID"
+	fi
 	restore_sent_tags
 	[[ -z $sender_opt ]] || take_authorship "$sender"
 	add_sender_signoff "$sender"
