@@ -135,8 +135,8 @@ select_branch() {
 	WF_CACHE_ROOT=${WF_CACHE%/branches/"$TOPIC_ID"}
 	WF_CACHE=$WF_CACHE_ROOT/branches/$TOPIC_ID
 	WF_REPO=${WF_REPO:-$WF_CACHE/linux}
-	WF_OUT=$WF_TOP/out/$TOPIC_ID
-	WF_COVERS=$WF_TOP/cover-letters/$TOPIC_ID
+	# shellcheck disable=SC2034 # used by the scripts that source this file
+	WF_OUT=$WF_TOP/out/$TOPIC_ID WF_COVERS=$WF_TOP/cover-letters/$TOPIC_ID
 	# One ccache for every branch: most of two kernel lines' objects differ,
 	# but the compilers and the tools are the same.
 	CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE_ROOT/ccache}
