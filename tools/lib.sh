@@ -179,6 +179,18 @@ wf_committer_env() {
 	export GIT_COMMITTER_EMAIL=${WF_COMMITTER_EMAIL:-sysctl-wf@localhost}
 }
 
+# wf_format_patch REPO RANGE DIR [OPTION...]: RANGE of REPO as patch files
+# in DIR, the same bytes whatever the commit ids, the git version or the
+# user's configuration of format-patch (export and port write patches
+# with it).
+wf_format_patch() {
+	local repo=$1 range=$2 dir=$3
+	shift 3
+	git -C "$repo" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+		-c format.signOff=false -c format.coverLetter=false \
+		format-patch -q --zero-commit --no-signature --no-thread -o "$dir" "$@" "$range"
+}
+
 # patch_files: the topic's patches, in order, one per line.
 patch_files() {
 	local dir=$WF_TOP/$TOPIC_PATCHDIR
