@@ -180,13 +180,15 @@ wf_committer_env() {
 }
 
 # wf_format_patch REPO RANGE DIR [OPTION...]: RANGE of REPO as patch files
-# in DIR, the same bytes whatever the commit ids, the git version or the
-# user's configuration of format-patch (export and port write patches
-# with it).
+# in DIR, the same bytes whatever the commit ids, the git version, the
+# user's configuration of format-patch or how many objects the repo holds
+# in packs (git's automatic abbreviation of the "index" lines grows with
+# that count: 7 digits in a fresh cache, 9 once packed); export and port
+# write patches with it.
 wf_format_patch() {
 	local repo=$1 range=$2 dir=$3
 	shift 3
-	git -C "$repo" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+	git -C "$repo" -c core.abbrev=7 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 		-c format.signOff=false -c format.coverLetter=false \
 		format-patch -q --zero-commit --no-signature --no-thread -o "$dir" "$@" "$range"
 }
