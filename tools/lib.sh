@@ -381,9 +381,16 @@ recover_worktree() {
 
 # scratch_worktree DIR COMMIT: DIR becomes a worktree of the cache repo,
 # detached at COMMIT (git rewrites only the files that differ).  Call
-# recover_worktree first.
+# recover_worktree first.  A DIR that is a worktree of another repo (the
+# same cache used with another WF_REPO: tools/faults.sh's, then the
+# per-branch one of make port) is made again.
 scratch_worktree() {
-	local dir=$1 commit=$2
+	local dir=$1 commit=$2 theirs ours
+	if [[ -e $dir ]]; then
+		theirs=$(git -C "$dir" rev-parse --path-format=absolute --git-common-dir 2>/dev/null) || theirs=''
+		ours=$(repo_git rev-parse --path-format=absolute --git-common-dir)
+		[[ $theirs == "$ours" ]] || rm -rf "$dir"
+	fi
 	if [[ ! -e $dir ]]; then
 		repo_git worktree prune
 		mkdir -p "${dir%/*}"
