@@ -21,9 +21,9 @@ all: deps rebuild validate stress
 all-branches: deps
 	@tools/all-branches.sh
 
-## port: carry the series of branch FROM onto the base of branch TO (git am -3, rerere), export it, range-diff (FROM=6.1 TO=6.12; CONTINUE=1 after a resolution)
+## port: carry the series of branch FROM onto the base of branch TO (git am -3, rerere), export it, range-diff (FROM=6.1 TO=6.12; CONTINUE=1 after a resolution, ABORT=1 drops it, FORCE=1 starts again)
 port: deps
-	@tools/port.sh $(if $(filter 1,$(CONTINUE)),--continue) $(if $(filter 1,$(ABORT)),--abort) "$(FROM)" "$(TO)"
+	@tools/port.sh $(if $(filter 1,$(CONTINUE)),--continue) $(if $(filter 1,$(ABORT)),--abort) $(if $(filter 1,$(FORCE)),-f) "$(FROM)" "$(TO)"
 
 # Each stage after the ones it needs, also under make -j: validate and
 # stress check the branch that rebuild makes, and when both run, stress

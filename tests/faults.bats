@@ -453,6 +453,13 @@ stress_fixture() {
 	[ -z "$(find "$WF_TOP/patches" -newer "$WF_CACHE/branches/6.1/faults/top/branches.txt")" ]
 }
 
+@test "faults: port recovers from every kill on the fixture series" {
+	run "$TOOLS/faults.sh" -s 11 -k 4 port
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qE "^port +\| 4 +\| 4/4 +\| 4/4$" <<<"$output"
+}
+
 @test "faults: validate, stress, submit and send recover on the fixture of tests/faults-fixture.sh" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	export FIXTURE_STRESS_DELAY=0.05

@@ -4,7 +4,8 @@
 #   tests/run.sh [--tools]
 #
 # The tools' suites run on fixtures: tools.bats (base, rebuild, export,
-# checkpatch), faults.bats (recovery from killed runs, tools/faults.sh
+# checkpatch), port.bats (make port on two fixture branches),
+# faults.bats (recovery from killed runs, tools/faults.sh
 # with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), stress.bats (checks/stress.sh on that
 # kernel), validate.bats (per-commit checks on a
@@ -19,7 +20,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")"
-suites=(tools.bats faults.bats qemu.bats stress.bats validate.bats trees.bats bisect.bats)
+suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats trees.bats bisect.bats)
 [[ ${1:-} == --tools ]] || suites+=(submit.bats preflight.bats send.bats trailers.bats series.bats)
 
 tap=$(mktemp)

@@ -268,3 +268,37 @@ start_smtp() {
 	# shellcheck disable=SC2034 # used by the .bats files
 	SMTP_PORT=$(cat "$BATS_TEST_TMPDIR/port")
 }
+
+# --- port tests --------------------------------------------------------------
+
+# make_port_fixture [conflict]: two topic branches, 6.1 on the fixture
+# package and 6.12 on a second one, linux-source-6.12 (the same tree with
+# PATCHLEVEL = 12 and, with "conflict", "long two;" where 6.1 has
+# "int two;"), and a 6.1 series in patches/6.1: 1 adds kernel/new.c, 2
+# initialises two (the conflict), 3 initialises three (through a 3-way
+# merge after the resolution of 2).  Each branch has its own cache repo,
+# so WF_REPO is left unset.
+make_port_fixture() {
+	local tmp
+	tmp=$(mktemp -d)
+	tar -xJf "$WF_SRC_DIR/linux-source-6.1.tar.xz" -C "$tmp"
+	sed -i 's/^PATCHLEVEL = 1$/PATCHLEVEL = 12/' "$tmp/linux-source-6.1/Makefile"
+	[[ ${1:-} != conflict ]] || sed -i 's/^int two;$/long two;/' "$tmp/linux-source-6.1/kernel/sysctl.c"
+	mv "$tmp/linux-source-6.1" "$tmp/linux-source-6.12"
+	tar -cJf "$WF_SRC_DIR/linux-source-6.12.tar.xz" -C "$tmp" linux-source-6.12
+	rm -rf "$tmp"
+	printf '%s\n' 'topic 6.1 fixture-topic linux-source-6.1 any patches/6.1' \
+		'topic 6.12 fixture-topic-6.12 linux-source-6.12 any patches/6.12' >"$WF_TOP/branches.txt"
+	mkdir -p "$WF_TOP/patches/6.1" "$WF_TOP/patches/6.12"
+	export WF_REPO=$WF_CACHE/branches/6.1/linux
+	WF_BRANCH=6.1 "$TOOLS/rebuild.sh" 2>/dev/null
+	commit_in_repo kernel/new.c 'int new;\n' "sysctl: Add new.c"
+	commit_in_repo kernel/sysctl.c '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three;\n' \
+		"sysctl: Initialise two"
+	commit_in_repo kernel/sysctl.c '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three = 3;\n' \
+		"sysctl: Initialise three"
+	WF_BRANCH=6.1 "$TOOLS/export.sh" 2>/dev/null
+	unset WF_REPO
+	# shellcheck disable=SC2034 # used by the .bats files
+	PORT_TREE=$WF_CACHE/port/6.1..6.12/linux
+}

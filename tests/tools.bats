@@ -91,8 +91,9 @@ setup() {
 	[ "$output" = "rebuild: error: no branch '6.13' in $WF_TOP/branches.txt (the branches: 6.1 6.12)" ]
 	# What each branch works on (lib.sh, as every script sees it).
 	where() {
-		# shellcheck source=tools/lib.sh
-		(unset WF_REPO; WF_BRANCH=$1; . "$TOOLS/lib.sh"; echo "$TOPIC_NAME $TOPIC_PACKAGE $TOPIC_PATCHDIR $WF_CACHE $WF_REPO $WF_OUT $WF_COVERS")
+		# shellcheck disable=SC2016 # expanded by the inner bash, after lib.sh
+		env -u WF_REPO WF_BRANCH="$1" bash -c '. "$1"; echo "$TOPIC_NAME $TOPIC_PACKAGE $TOPIC_PATCHDIR $WF_CACHE $WF_REPO $WF_OUT $WF_COVERS"' \
+			where "$TOOLS/lib.sh"
 	}
 	[ "$(where '')" = "t linux-source-6.1 p1 $WF_CACHE/branches/6.1 $WF_CACHE/branches/6.1/linux $WF_TOP/out/6.1 $WF_TOP/cover-letters/6.1" ]
 	[ "$(where 6.12)" = "u linux-source-6.12 p2 $WF_CACHE/branches/6.12 $WF_CACHE/branches/6.12/linux $WF_TOP/out/6.12 $WF_TOP/cover-letters/6.12" ]

@@ -93,10 +93,7 @@ main() {
 			[[ -e $f && $f != *.patch ]] && cp -a "$f" "$new/"
 		done
 	fi
-	repo_git -c diff.noprefix=false -c diff.mnemonicPrefix=false \
-		-c format.signOff=false -c format.coverLetter=false \
-		format-patch -q --zero-commit --no-signature --no-thread \
-		-o "$new" "$base..refs/heads/$topic"
+	wf_format_patch "$WF_REPO" "$base..refs/heads/$topic" "$new"
 	n=$(find "$new" -maxdepth 1 -name '*.patch' | wc -l)
 	changed=$(count_changes "$dir" "$new")
 	swap_in "$dir" "$new"

@@ -5,8 +5,8 @@
 #
 #   tools/faults.sh [-s SEED] [-k KILLS] [-n] [COMMAND...]
 #
-# COMMAND: rebuild, base, export, other-base, bisect, validate, stress,
-# submit, send (default: all, in that order).  For each: after a first run that warms the cache up (-n:
+# COMMAND: rebuild, base, export, other-base, bisect, port, validate,
+# stress, submit, send (default: all, in that order).  For each: after a first run that warms the cache up (-n:
 # none, the cache is warm), an uninterrupted run gives the reference result
 # (commit ids, tree of files, printed result) and its duration; then
 # KILLS times (default 20): start the command in a process group of its
@@ -52,7 +52,7 @@ unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
 . "$(dirname "$0")/lib.sh"
 
 FAULTS=$WF_CACHE/faults
-ALL_ROWS=(rebuild base export other-base bisect validate stress submit send)
+ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send)
 SIGNALS=(KILL TERM INT)
 
 usage() {
@@ -192,6 +192,35 @@ row_bisect_cmd() { CMD=("$WF_HOME/tools/bisect-run.sh" start "$BASE_REF" "$(topi
 row_bisect_result() {
 	tail -n 1 "$1"
 	sha256sum <"$WF_CACHE/bisect/bisect.log"
+	leftovers
+}
+
+# port: the topic's series ported onto a second topic of the copy of
+# branches.txt, faults-port, on the same package (so every patch applies
+# as it is: the kills land in the am, the save of the patches, the
+# range-diff and the rebuild of faults-port); every run ports again from
+# the start.
+row_port_setup() {
+	ensure_branch
+	grep -q '^topic faults-port ' "$WF_BRANCHES" ||
+		printf 'topic faults-port %s-port %s any patches-faults-port\n' "$TOPIC_NAME" "$TOPIC_PACKAGE" >>"$WF_BRANCHES"
+	PORT_DIR=$WF_CACHE_ROOT/port/$TOPIC_ID..faults-port
+}
+row_port_prepare() { :; }
+row_port_cmd() { CMD=("$WF_HOME/tools/port.sh" "$TOPIC_ID" faults-port); }
+row_port_result() {
+	local f gitdir=$PORT_DIR/linux/.git
+	(cd "$WF_TOP/patches-faults-port" && find . -type f | LC_ALL=C sort | xargs -r sha256sum)
+	sha256sum <"$WF_TOP/out/port/$TOPIC_ID..faults-port.txt"
+	printf 'branch: %s\n' "$(git -C "$WF_CACHE_ROOT/branches/faults-port/linux" rev-parse "refs/heads/$TOPIC_NAME-port")"
+	grep '^status=' "$PORT_DIR/state"
+	for f in "$PORT_DIR"/*.run "$PORT_DIR"/*.tmp "$PORT_DIR"/*.new "$PORT_DIR/rr-keep" "$PORT_DIR/trim" \
+		"$PORT_DIR/linux.init" "$WF_TOP"/.patches-faults-port.port-* "$WF_TOP"/out/port/*.tmp \
+		"$gitdir/rebase-apply" "$gitdir/rebase-merge" "$WF_CACHE_ROOT"/branches/faults-port/*.run; do
+		[[ -e $f ]] && printf 'left: %s\n' "$f"
+	done
+	find "$gitdir" -path "$gitdir/objects" -prune -o -name '*.lock' -printf 'left: %p\n'
+	git -C "$PORT_DIR/linux" status --porcelain | sed 's/^/port tree changed: /'
 	leftovers
 }
 

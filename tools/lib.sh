@@ -135,8 +135,8 @@ select_branch() {
 	WF_CACHE_ROOT=${WF_CACHE%/branches/"$TOPIC_ID"}
 	WF_CACHE=$WF_CACHE_ROOT/branches/$TOPIC_ID
 	WF_REPO=${WF_REPO:-$WF_CACHE/linux}
-	WF_OUT=$WF_TOP/out/$TOPIC_ID
-	WF_COVERS=$WF_TOP/cover-letters/$TOPIC_ID
+	# shellcheck disable=SC2034 # used by the scripts that source this file
+	WF_OUT=$WF_TOP/out/$TOPIC_ID WF_COVERS=$WF_TOP/cover-letters/$TOPIC_ID
 	# One ccache for every branch: most of two kernel lines' objects differ,
 	# but the compilers and the tools are the same.
 	CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE_ROOT/ccache}
@@ -177,6 +177,20 @@ base_ref() {
 wf_committer_env() {
 	export GIT_COMMITTER_NAME=${WF_COMMITTER_NAME:-sysctl-wf}
 	export GIT_COMMITTER_EMAIL=${WF_COMMITTER_EMAIL:-sysctl-wf@localhost}
+}
+
+# wf_format_patch REPO RANGE DIR [OPTION...]: RANGE of REPO as patch files
+# in DIR, the same bytes whatever the commit ids, the git version, the
+# user's configuration of format-patch or how many objects the repo holds
+# in packs (git's automatic abbreviation of the "index" lines grows with
+# that count: 7 digits in a fresh cache, 9 once packed); export and port
+# write patches with it.
+wf_format_patch() {
+	local repo=$1 range=$2 dir=$3
+	shift 3
+	git -C "$repo" -c core.abbrev=7 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+		-c format.signOff=false -c format.coverLetter=false \
+		format-patch -q --zero-commit --no-signature --no-thread -o "$dir" "$@" "$range"
 }
 
 # patch_files: the topic's patches, in order, one per line.
@@ -367,9 +381,16 @@ recover_worktree() {
 
 # scratch_worktree DIR COMMIT: DIR becomes a worktree of the cache repo,
 # detached at COMMIT (git rewrites only the files that differ).  Call
-# recover_worktree first.
+# recover_worktree first.  A DIR that is a worktree of another repo (the
+# same cache used with another WF_REPO: tools/faults.sh's, then the
+# per-branch one of make port) is made again.
 scratch_worktree() {
-	local dir=$1 commit=$2
+	local dir=$1 commit=$2 theirs ours
+	if [[ -e $dir ]]; then
+		theirs=$(git -C "$dir" rev-parse --path-format=absolute --git-common-dir 2>/dev/null) || theirs=''
+		ours=$(repo_git rev-parse --path-format=absolute --git-common-dir)
+		[[ $theirs == "$ours" ]] || rm -rf "$dir"
+	fi
 	if [[ ! -e $dir ]]; then
 		repo_git worktree prune
 		mkdir -p "${dir%/*}"

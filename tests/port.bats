@@ -1,0 +1,291 @@
+#!/usr/bin/env bats
+# Tests of tools/port.sh (make port) on two fixture branches: the clean
+# port, the stop at a conflict and --continue, the replay of a recorded
+# resolution, the fixups, bad input, and the recovery from a killed run.
+
+load test_helper
+
+setup() {
+	setup_fixture
+	case $BATS_TEST_DESCRIPTION in
+	*"clean"* | *"fixup"* | *"bad input"*) make_port_fixture ;;
+	*) make_port_fixture conflict ;;
+	esac
+}
+
+# port ARGS...: tools/port.sh, its output in $output (bats run).
+port() {
+	run "$TOOLS/port.sh" "$@"
+	echo "$output"
+}
+
+# to_git ARGS...: git in the 6.12 branch's cache repo.
+to_git() {
+	git -C "$WF_CACHE/branches/6.12/linux" "$@"
+}
+
+# resolve: the user's resolution of the fixture's conflict.
+resolve() {
+	printf '/* one */\nint one;\n/* two */\nlong two = 2;\n/* three */\nint three;\n' >"$PORT_TREE/kernel/sysctl.c"
+}
+
+# stopped_at_conflict: the fixture's port stopped at its conflict.
+stopped_at_conflict() {
+	run "$TOOLS/port.sh" 6.1 6.12
+	[ "$status" -eq 1 ]
+	[ -d "$PORT_TREE/.git/rebase-apply" ]
+}
+
+# ported_with_resolution: the fixture's port, resolved and finished.
+ported_with_resolution() {
+	stopped_at_conflict
+	resolve
+	git -C "$PORT_TREE" add -f kernel/sysctl.c
+	git -C "$PORT_TREE" am --continue >/dev/null
+	"$TOOLS/port.sh" --continue 6.1 6.12 2>/dev/null
+}
+
+@test "port: a clean port writes the TO patches and the range-diff, and rebuilds the TO branch" {
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: ported 3 patch(es) of patches/6.1/ onto base/6.1.99-1: 3 as they were, 0 through a 3-way merge, 0 with a recorded resolution, 0 resolved by hand; 0 fixup(s)"* ]]
+	[[ $output == *"port: wrote patches/6.12/ (3 patch file(s) changed) and out/port/6.1..6.12.txt"* ]]
+	[ "$(find "$WF_TOP/patches/6.12" -maxdepth 1 -name '*.patch' | wc -l)" -eq 3 ]
+	[ "$(cat "$WF_TOP/patches/6.12/port/from")" = 6.1 ]
+	[ ! -e "$WF_TOP/patches/6.12/port/rr-cache" ] || [ -z "$(ls -A "$WF_TOP/patches/6.12/port/rr-cache")" ]
+	# The patches differ from 6.1's only by the blobs of the base.
+	diff <(sed '/^index /d' "$WF_TOP"/patches/6.1/*.patch) <(sed '/^index /d' "$WF_TOP"/patches/6.12/*.patch)
+	# One range-diff row per patch, all equal.
+	[ "$(grep -c '^[0-9]*: *[0-9a-f]* = ' "$WF_TOP/out/port/6.1..6.12.txt")" -eq 3 ]
+	# The TO branch is the port, on the 6.12 base.
+	[ "$(to_git log --format=%s refs/tags/base/6.1.99-1..fixture-topic-6.12 | wc -l)" -eq 3 ]
+	to_git show fixture-topic-6.12:Makefile | grep -qx 'PATCHLEVEL = 12'
+	[ "$(to_git rev-parse fixture-topic-6.12)" = "$(to_git rev-parse refs/wf/exported)" ]
+	# Again: the same files, none changed.
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"(0 patch file(s) changed)"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+}
+
+@test "port: a conflict stops the port with the patch and the file, the am left for the user; --continue finishes it" {
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'error:' <<<"$output")" -eq 1 ]
+	[[ $output == *"port: error: patches/6.1/0002-sysctl-Initialise-two.patch does not apply on base/6.1.99-1: conflicts in kernel/sysctl.c"* ]]
+	[[ $output == *"port: the git am is stopped in $PORT_TREE: resolve it there, then run"* ]]
+	[[ $output == *"  git -C $PORT_TREE add -f kernel/sysctl.c"* ]]
+	[[ $output == *"  git -C $PORT_TREE am --continue"* ]]
+	[[ $output == *"  make port FROM=6.1 TO=6.12 CONTINUE=1"* ]]
+	[[ $output == *"ABORT=1"* ]]
+	# The state left for the user: the am, the conflict in the file,
+	# patch 1 applied; nothing written.
+	[ -d "$PORT_TREE/.git/rebase-apply" ]
+	grep -q '^<<<<<<<' "$PORT_TREE/kernel/sysctl.c"
+	[ "$(git -C "$PORT_TREE" log -1 --format=%s)" = "sysctl: Add new.c" ]
+	[ -z "$(ls -A "$WF_TOP/patches/6.12")" ]
+	[ ! -e "$WF_TOP/out/port" ]
+	# Not resolved yet: said so, nothing moves.
+	port --continue 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: patches/6.1/0002-sysctl-Initialise-two.patch: still conflicts in kernel/sysctl.c (in $PORT_TREE): resolve them, 'git -C $PORT_TREE add -f' them, then make port FROM=6.1 TO=6.12 CONTINUE=1" ]]
+	# Resolved and added, but no "git am --continue": --continue does it.
+	resolve
+	git -C "$PORT_TREE" add -f kernel/sysctl.c
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"patches/6.1/0002-sysctl-Initialise-two.patch: committed with your resolution"* ]]
+	[[ $output == *"1 as they were, 1 through a 3-way merge, 0 with a recorded resolution, 1 resolved by hand"* ]]
+	[[ $output != *"cleaning up"* ]]
+	[ ! -d "$PORT_TREE/.git/rebase-apply" ]
+	grep -q '^+long two = 2;$' "$WF_TOP/patches/6.12/0002-sysctl-Initialise-two.patch"
+	grep -q '^+int three = 3;$' "$WF_TOP/patches/6.12/0003-sysctl-Initialise-three.patch"
+	# The resolution is recorded beside the TO series, as rerere wrote it
+	# (cut down to the conflict and three lines around it).
+	run find "$WF_TOP/patches/6.12/port/rr-cache" -type f
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} == */postimage || ${lines[1]} == */postimage ]]
+	grep -qx 'long two = 2;' "$WF_TOP"/patches/6.12/port/rr-cache/*/postimage
+	grep -qx '<<<<<<<' "$WF_TOP"/patches/6.12/port/rr-cache/*/preimage
+	[ -s "$WF_TOP/out/port/6.1..6.12.txt" ]
+	grep -q '^ *1: *[0-9a-f]* = *1: *[0-9a-f]* sysctl: Add new.c' "$WF_TOP/out/port/6.1..6.12.txt"
+	grep -q 'sysctl: Initialise two' "$WF_TOP/out/port/6.1..6.12.txt"
+	to_git show fixture-topic-6.12:kernel/sysctl.c | grep -qx 'long two = 2;'
+	to_git show fixture-topic-6.12:kernel/sysctl.c | grep -qx 'int three = 3;'
+	# Nothing more to continue.
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"the port from 6.1 to 6.12 is done, nothing to continue"* ]]
+}
+
+@test "port: after an edit of the FROM series the recorded resolution replays, with no stop" {
+	ported_with_resolution
+	cp -r "$WF_TOP/patches/6.12/port/rr-cache" "$BATS_TEST_TMPDIR/rr-before"
+	# Another patch of the series changes; the conflicting hunk does not.
+	sed -i 's/^+int new;$/+int new = 1;/' "$WF_TOP/patches/6.1/0001-sysctl-Add-new.c.patch"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: patches/6.1/0002-sysctl-Initialise-two.patch: replayed the recorded resolution of kernel/sysctl.c"* ]]
+	[[ $output == *"1 as they were, 1 through a 3-way merge, 1 with a recorded resolution, 0 resolved by hand"* ]]
+	[[ $output != *error* ]]
+	grep -q '^+int new = 1;$' "$WF_TOP/patches/6.12/0001-sysctl-Add-new.c.patch"
+	grep -q '^+long two = 2;$' "$WF_TOP/patches/6.12/0002-sysctl-Initialise-two.patch"
+	diff -r "$BATS_TEST_TMPDIR/rr-before" "$WF_TOP/patches/6.12/port/rr-cache"
+	to_git show fixture-topic-6.12:kernel/new.c | grep -qx 'int new = 1;'
+	# A fresh cache (a fresh clone) replays it too.
+	rm -rf "$WF_CACHE"
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"replayed the recorded resolution of kernel/sysctl.c"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+	# A fixup saved after it keeps the resolution.
+	git -C "$PORT_TREE" commit -q --allow-empty -m "amend! sysctl: Add new.c" -m "sysctl: Add new.c" -m "Reworded."
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	diff -r "$BATS_TEST_TMPDIR/rr-before" "$WF_TOP/patches/6.12/port/rr-cache"
+}
+
+@test "port: fixup! and amend! commits made on the port are saved and applied by every port after" {
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	first=$(git -C "$PORT_TREE" rev-parse HEAD~2)
+	third=$(git -C "$PORT_TREE" rev-parse HEAD)
+	# A reworded message (amend!, no diff) and a code change (fixup!).
+	git -C "$PORT_TREE" commit -q --allow-empty -m "amend! sysctl: Add new.c" \
+		-m "sysctl: Add new.c" -m "Reworded for the 6.12 base." -m "Signed-off-by: A Developer <dev@example.org>"
+	printf '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three = 3; /* 6.12 */\n' >"$PORT_TREE/kernel/sysctl.c"
+	git -C "$PORT_TREE" commit -q -a --fixup="$third"
+	[ "$(git -C "$PORT_TREE" log -1 --format=%s)" = "fixup! sysctl: Initialise three" ]
+	# Not saved yet: a new port refuses to drop them.
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: $PORT_TREE has 2 commit(s) on the port that are not saved: save the fixup!/amend! ones with 'make port FROM=6.1 TO=6.12 CONTINUE=1', drop them with 'FORCE=1'" ]]
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: 2 new fixup(s) from $PORT_TREE"* ]]
+	[[ $output == *"; 2 fixup(s)"* ]]
+	[[ $output == *"(2 patch file(s) changed)"* ]]
+	ls "$WF_TOP/patches/6.12/port/fixups/0001-amend-sysctl-Add-new.c.patch" \
+		"$WF_TOP/patches/6.12/port/fixups/0002-fixup-sysctl-Initialise-three.patch"
+	grep -qx 'Reworded for the 6.12 base.' "$WF_TOP/patches/6.12/0001-sysctl-Add-new.c.patch"
+	grep -q '^+int three = 3; /\* 6.12 \*/$' "$WF_TOP/patches/6.12/0003-sysctl-Initialise-three.patch"
+	[ "$(find "$WF_TOP/patches/6.12" -maxdepth 1 -name '*.patch' | wc -l)" -eq 3 ]
+	[ "$(git -C "$PORT_TREE" rev-parse HEAD~2)" != "$first" ]
+	to_git log -1 --format=%B fixture-topic-6.12~2 | grep -qx 'Reworded for the 6.12 base.'
+	# A new port, from a fresh cache, applies them again: the same files.
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	rm -rf "$WF_CACHE"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+	# A commit that is no fixup is not taken.
+	git -C "$PORT_TREE" commit -q --allow-empty -m "sysctl: Something new"
+	port --continue 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: commit "*" sysctl: Something new in $PORT_TREE is not a fixup!, amend! or squash! commit (git commit --fixup=amend:<commit>); only those are kept" ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+}
+
+@test "port: bad input is named in one line and changes nothing" {
+	cp -r "$WF_TOP" "$BATS_TEST_TMPDIR/top-before"
+	for args in "6.1" "" "6.1 6.13" "6.0 6.12" "6.1 6.1" "--continue 6.12 6.12"; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		port $args
+		[ "$status" -ne 0 ]
+		[ "${#lines[@]}" -eq 1 ]
+		case $args in
+		"6.1" | "") [[ $output == "port: error: FROM= and TO= are both needed, e.g. make port FROM=6.1 TO=6.12 (the branches: 6.1 6.12)" ]] ;;
+		"6.1 6.13") [[ $output == "port: error: no branch '6.13' in $WF_TOP/branches.txt (the branches: 6.1 6.12)" ]] ;;
+		"6.0 6.12") [[ $output == "port: error: no branch '6.0' in $WF_TOP/branches.txt (the branches: 6.1 6.12)" ]] ;;
+		*) [[ $output == "port: error: FROM and TO are the same branch '"*"'" ]] ;;
+		esac
+	done
+	# Nothing to continue or drop yet.
+	port --continue 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: no port from 6.1 to 6.12 to continue (run: make port FROM=6.1 TO=6.12)" ]]
+	port --abort 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: no port from 6.1 to 6.12 to drop" ]]
+	diff -r "$BATS_TEST_TMPDIR/top-before" "$WF_TOP"
+	[ ! -e "$WF_CACHE/port/6.1..6.12/linux" ]
+	# make passes FROM and TO through.
+	run make -s -C "$REPO_ROOT" port FROM=6.1 TO=6.1 WF_TOP="$WF_TOP"
+	[ "$status" -ne 0 ]
+	[[ $output == *"port: error: FROM and TO are the same branch '6.1'"* ]]
+	# A TO branch with commits never exported is not overwritten.
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	to_git -c user.name=U -c user.email=u@example.org commit -q --allow-empty -m "Not exported"
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: branch fixture-topic-6.12 has commits not exported to patches/6.12/, which the port would replace (run 'make export BRANCH=6.12' first, or 'make rebuild BRANCH=6.12 FORCE=1' to discard them)" ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+}
+
+@test "port: a killed run's git am is dropped and the port done again; a stop at a conflict is the user's and is kept" {
+	ported_with_resolution
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	dir=$WF_CACHE/port/6.1..6.12
+	# The state a SIGKILL during the git am of patch 2 leaves: the am in
+	# progress, a stale index.lock, a half-written file, the marker.
+	head=$(git -C "$PORT_TREE" rev-parse refs/port/result~2)
+	printf 'status=applying\nnext=2\nhead=%s\nto_base=refs/tags/base/6.1.99-1\nfrom_base=refs/tags/base/6.1.99-1\n' "$head" >"$dir/state"
+	git -C "$PORT_TREE" checkout -q -f --detach "$head"
+	git -C "$PORT_TREE" am -3 "$dir"/series/0002-*.patch >/dev/null 2>&1 || true
+	[ -d "$PORT_TREE/.git/rebase-apply" ]
+	touch "$PORT_TREE/.git/index.lock"
+	echo half >"$PORT_TREE/kernel/new.c"
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=apply\n' >"$dir/port.run"
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'cleaning up' <<<"$output")" -eq 1 ]
+	[[ $output == *"port: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/index.lock; dropped the git am in progress in linux"* ]]
+	[[ $output == *"replayed the recorded resolution of kernel/sysctl.c"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+	[ ! -e "$dir/port.run" ]
+	[ -z "$(git -C "$PORT_TREE" status --porcelain)" ]
+
+	# A stop at a conflict (none recorded now) is the user's: a new port
+	# refuses to drop it, naming the commands.
+	rm -r "$WF_TOP/patches/6.12/port/rr-cache"
+	stopped_at_conflict
+	resolve
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: the port from 6.1 to 6.12 is stopped at patches/6.1/0002-sysctl-Initialise-two.patch in $PORT_TREE, for you to resolve: continue it with 'make port FROM=6.1 TO=6.12 CONTINUE=1', drop it with 'ABORT=1', or start again with 'FORCE=1'" ]]
+	[ -d "$PORT_TREE/.git/rebase-apply" ]
+	grep -qx 'long two = 2;' "$PORT_TREE/kernel/sysctl.c"
+	# Killed while --continue committed the user's resolution (before the
+	# commit): the resolution is kept, and so is the am.
+	git -C "$PORT_TREE" add -f kernel/sysctl.c
+	touch "$PORT_TREE/.git/index.lock"
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=continue\n' >"$dir/port.run"
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ $output == *"port: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/index.lock; kept the git am stopped at patches/6.1/0002-sysctl-Initialise-two.patch (yours) in $PORT_TREE"* ]]
+	[[ ${lines[-1]} == "port: error: the port from 6.1 to 6.12 is stopped at "* ]]
+	[ -d "$PORT_TREE/.git/rebase-apply" ]
+	[ "$(git -C "$PORT_TREE" show :kernel/sysctl.c | sed -n 4p)" = 'long two = 2;' ]
+	# ABORT=1 drops it; patches/6.12 stays as it was.
+	port --abort 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ ${lines[-1]} == "port: dropped the port from 6.1 to 6.12 (stopped at patches/6.1/0002-sysctl-Initialise-two.patch) in $PORT_TREE; patches/6.12/ is unchanged" ]]
+	[ ! -d "$PORT_TREE/.git/rebase-apply" ]
+	[ -z "$(git -C "$PORT_TREE" status --porcelain)" ]
+	diff -r "$BATS_TEST_TMPDIR/before/" "$WF_TOP/patches/6.12/" -x rr-cache
+}
+
+@test "port: FORCE=1 starts a stopped port again" {
+	stopped_at_conflict
+	resolve
+	port -f 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ $output == *"port: discarded (FORCE=1) the port from 6.1 to 6.12 (stopped at patches/6.1/0002-sysctl-Initialise-two.patch)"* ]]
+	[[ ${lines[-1]} != *"is stopped at"* ]]
+	[[ $output == *"port: error: patches/6.1/0002-sysctl-Initialise-two.patch does not apply on base/6.1.99-1: conflicts in kernel/sysctl.c"* ]]
+	grep -q '^<<<<<<<' "$PORT_TREE/kernel/sysctl.c"
+}
