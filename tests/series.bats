@@ -7,11 +7,11 @@ load test_helper
 
 setup_file() {
 	export WF_CACHE=$REAL_CACHE
-	NPATCHES=$(find "$REPO_ROOT/patches" -maxdepth 1 -name '*.patch' | wc -l)
+	NPATCHES=$(find "$REPO_ROOT/patches/6.1" -maxdepth 1 -name '*.patch' | wc -l)
 	export NPATCHES
 }
 
-@test "series: patches/ holds the whole series, 23 patches" {
+@test "series: patches/6.1 holds the whole series, 23 patches" {
 	# The assertions below on what the tip does (every name translated,
 	# the kselftest, the stress run) are those of the whole series.
 	[ "$NPATCHES" -eq 23 ]
@@ -25,15 +25,15 @@ setup_file() {
 
 @test "series: patches -> branch -> patches is byte-stable" {
 	before=$BATS_TEST_TMPDIR/before
-	cp -r "$REPO_ROOT/patches" "$before"
+	cp -r "$REPO_ROOT/patches/6.1" "$before"
 	WF_TOP=$BATS_TEST_TMPDIR/top
-	mkdir -p "$WF_TOP"
+	mkdir -p "$WF_TOP/patches"
 	cp "$REPO_ROOT/branches.txt" "$WF_TOP/"
-	cp -r "$before" "$WF_TOP/patches"
+	cp -r "$before" "$WF_TOP/patches/6.1"
 	WF_TOP=$WF_TOP run "$TOOLS/export.sh"
 	[ "$status" -eq 0 ]
-	[[ $output == *"wrote $NPATCHES patch(es) to patches/ (0 file(s) changed)"* ]]
-	diff -r "$before" "$WF_TOP/patches"
+	[[ $output == *"wrote $NPATCHES patch(es) to patches/6.1/ (0 file(s) changed)"* ]]
+	diff -r "$before" "$WF_TOP/patches/6.1"
 }
 
 @test "series: every commit passes checkpatch --strict" {
@@ -67,7 +67,7 @@ setup_file() {
 	# One entry per commit of the branch, in order, each with the eight
 	# checks, every one passed.
 	diff <(jq -r '.commits[].commit' "$json") \
-		<(git -C "$WF_CACHE/linux" rev-list --reverse --first-parent "$(jq -r .range "$json")")
+		<(git -C "$WF_CACHE/branches/6.1/linux" rev-list --reverse --first-parent "$(jq -r .range "$json")")
 	jq -e --argjson n "$NPATCHES" '.failed == 0 and (.commits | length) == $n and
 		.checks == ["checkpatch", "sparse", "boot", "off", "nonet", "i386", "noproc", "qemu"] and
 		all(.commits[]; (.results | keys | length) == 8 and all(.results[]; .status == "pass"))' "$json"
