@@ -16,25 +16,6 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# recover_patch_dir DIR: undo what a killed export left beside DIR.
-recover_patch_dir() {
-	local dir=$1 new old
-	new=${dir%/*}/.${dir##*/}.export-new
-	old=${dir%/*}/.${dir##*/}.export-old
-	if [[ ! -e $dir && -d $old ]]; then
-		mv "$old" "$dir"
-		wf_repaired "restored ${dir#"$WF_TOP"/}/ from ${old#"$WF_TOP"/}"
-	fi
-	if [[ -e $new ]]; then
-		rm -rf "$new"
-		wf_repaired "removed the half-written ${new#"$WF_TOP"/}"
-	fi
-	if [[ -e $old ]]; then
-		rm -rf "$old"
-		wf_repaired "removed ${old#"$WF_TOP"/}"
-	fi
-}
-
 # count_changes OLD NEW: how many patch files differ between the two
 # directories (added, removed or changed).
 count_changes() {
@@ -80,7 +61,7 @@ main() {
 	wf_run_begin export
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if ! wf_no_recovery; then
-		recover_patch_dir "$dir"
+		recover_patch_dir "$dir" export
 		remove_stale_locks "$(repo_git rev-parse --path-format=absolute --git-common-dir)/refs/wf/exported.lock"
 	fi
 	wf_report_repairs last

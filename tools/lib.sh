@@ -316,6 +316,27 @@ remove_stale_locks() {
 	done
 }
 
+# recover_patch_dir DIR WHO: undo what a killed run of WHO (export, port)
+# left beside the patch directory DIR: WHO writes the new directory as
+# .<name>.WHO-new, moves the old one to .<name>.WHO-old, then swaps.
+recover_patch_dir() {
+	local dir=$1 new old
+	new=${dir%/*}/.${dir##*/}.$2-new
+	old=${dir%/*}/.${dir##*/}.$2-old
+	if [[ ! -e $dir && -d $old ]]; then
+		mv "$old" "$dir"
+		wf_repaired "restored ${dir#"$WF_TOP"/}/ from ${old#"$WF_TOP"/}"
+	fi
+	if [[ -e $new ]]; then
+		rm -rf "$new"
+		wf_repaired "removed the half-written ${new#"$WF_TOP"/}"
+	fi
+	if [[ -e $old ]]; then
+		rm -rf "$old"
+		wf_repaired "removed ${old#"$WF_TOP"/}"
+	fi
+}
+
 # drop_worktree DIR: unregister and delete the worktree at DIR, also when
 # "git worktree add" was killed half-way (no .git file, or a registration
 # without its gitdir file).

@@ -537,25 +537,6 @@ save_rr_cache() {
 	return 0
 }
 
-# recover_patch_dir DIR: undo what a killed save left beside DIR.
-recover_patch_dir() {
-	local dir=$1 new old
-	new=${dir%/*}/.${dir##*/}.port-new
-	old=${dir%/*}/.${dir##*/}.port-old
-	if [[ ! -e $dir && -d $old ]]; then
-		mv "$old" "$dir"
-		wf_repaired "restored ${dir#"$WF_TOP"/}/ from ${old#"$WF_TOP"/}"
-	fi
-	if [[ -e $new ]]; then
-		rm -rf "$new"
-		wf_repaired "removed the half-written ${new#"$WF_TOP"/}"
-	fi
-	if [[ -e $old ]]; then
-		rm -rf "$old"
-		wf_repaired "removed ${old#"$WF_TOP"/}"
-	fi
-}
-
 # save_patches: <TO dir>/ becomes the port's patches, its other files
 # (README.md) and port/ (from, rr-cache, fixups): written beside it and
 # swapped in with two renames.  Prints how many patch files changed.
@@ -651,7 +632,7 @@ recover_port() {
 	local head op
 	[[ -n ${WF_PREV_RUN:-} ]] || return 0
 	clear_git_locks
-	recover_patch_dir "$WF_TOP/$TO_PATCHDIR"
+	recover_patch_dir "$WF_TOP/$TO_PATCHDIR" port
 	rm -f "$WF_TOP/out/port/$FROM..$TO.txt.tmp" "$STATE.tmp"
 	rm -rf "$PORT_DIR/series.new" "$PORT_DIR/fixups.new" "$PORT_DIR/fixups.add" "$PORT_DIR/trim" \
 		"$PORT_DIR/rr-keep.new" "$TREE.init"
