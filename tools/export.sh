@@ -16,31 +16,6 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# count_changes OLD NEW: how many patch files differ between the two
-# directories (added, removed or changed).
-count_changes() {
-	local old=$1 new=$2 f changed=0
-	for f in "$new"/*.patch; do
-		[[ -e $f ]] || continue
-		cmp -s "$f" "$old/${f##*/}" || changed=$((changed + 1))
-	done
-	for f in "$old"/*.patch; do
-		[[ -e $f && ! -e $new/${f##*/} ]] && changed=$((changed + 1))
-	done
-	printf '%s\n' "$changed"
-}
-
-# swap_in DIR NEW: make NEW the directory DIR, keeping the old one until
-# the new one is in place.
-swap_in() {
-	local dir=$1 new=$2 old
-	old=${dir%/*}/.${dir##*/}.export-old
-	wf_run_note phase=swap
-	[[ ! -e $dir ]] || mv "$dir" "$old"
-	mv "$new" "$dir"
-	rm -rf "$old"
-}
-
 main() {
 	local base topic dir new n changed f ver
 	parse_branches
@@ -65,7 +40,7 @@ main() {
 		remove_stale_locks "$(repo_git rev-parse --path-format=absolute --git-common-dir)/refs/wf/exported.lock"
 	fi
 	wf_report_repairs last
-	new=${dir%/*}/.${dir##*/}.export-new
+	new=$(patch_dir_aside "$dir" export new)
 	mkdir -p "${dir%/*}"
 	mkdir "$new"
 	# The directory's other files (README.md) go with it.
@@ -76,8 +51,9 @@ main() {
 	fi
 	wf_format_patch "$WF_REPO" "$base..refs/heads/$topic" "$new"
 	n=$(find "$new" -maxdepth 1 -name '*.patch' | wc -l)
-	changed=$(count_changes "$dir" "$new")
-	swap_in "$dir" "$new"
+	changed=$(count_patch_changes "$dir" "$new")
+	wf_run_note phase=swap
+	swap_in_patch_dir "$dir" "$new" export
 	repo_git update-ref refs/wf/exported "refs/heads/$topic"
 	wf_run_end
 	info "wrote $n patch(es) to $TOPIC_PATCHDIR/ ($changed file(s) changed)"

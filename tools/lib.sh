@@ -316,13 +316,47 @@ remove_stale_locks() {
 	done
 }
 
-# recover_patch_dir DIR WHO: undo what a killed run of WHO (export, port)
-# left beside the patch directory DIR: WHO writes the new directory as
-# .<name>.WHO-new, moves the old one to .<name>.WHO-old, then swaps.
+# A patch directory is rewritten by export and port (WHO) beside itself:
+# the new one is written as .<name>.WHO-new, the old one moved to
+# .<name>.WHO-old, then the new one renamed in place and the old one
+# removed.  A killed run leaves at most those two behind.
+
+# patch_dir_aside DIR WHO WHICH: the path .<name>.WHO-WHICH (WHICH: new,
+# old) beside the patch directory DIR.
+patch_dir_aside() {
+	printf '%s/.%s.%s-%s\n' "${1%/*}" "${1##*/}" "$2" "$3"
+}
+
+# count_patch_changes OLD NEW: how many patch files differ between the
+# two directories (added, removed or changed).
+count_patch_changes() {
+	local old=$1 new=$2 f changed=0
+	for f in "$new"/*.patch; do
+		[[ -e $f ]] || continue
+		cmp -s "$f" "$old/${f##*/}" || changed=$((changed + 1))
+	done
+	for f in "$old"/*.patch; do
+		[[ -e $f && ! -e $new/${f##*/} ]] && changed=$((changed + 1))
+	done
+	printf '%s\n' "$changed"
+}
+
+# swap_in_patch_dir DIR NEW WHO: make NEW the patch directory DIR,
+# keeping the old one (as WHO's -old) until the new one is in place.
+swap_in_patch_dir() {
+	local dir=$1 new=$2 old
+	old=$(patch_dir_aside "$dir" "$3" old)
+	[[ ! -e $dir ]] || mv "$dir" "$old"
+	mv "$new" "$dir"
+	rm -rf "$old"
+}
+
+# recover_patch_dir DIR WHO: undo what a killed run of WHO left beside
+# the patch directory DIR.
 recover_patch_dir() {
 	local dir=$1 new old
-	new=${dir%/*}/.${dir##*/}.$2-new
-	old=${dir%/*}/.${dir##*/}.$2-old
+	new=$(patch_dir_aside "$dir" "$2" new)
+	old=$(patch_dir_aside "$dir" "$2" old)
 	if [[ ! -e $dir && -d $old ]]; then
 		mv "$old" "$dir"
 		wf_repaired "restored ${dir#"$WF_TOP"/}/ from ${old#"$WF_TOP"/}"

@@ -541,9 +541,8 @@ save_rr_cache() {
 # (README.md) and port/ (from, rr-cache, fixups): written beside it and
 # swapped in with two renames.  Prints how many patch files changed.
 save_patches() {
-	local dir=$WF_TOP/$TO_PATCHDIR new old f changed=0
-	new=${dir%/*}/.${dir##*/}.port-new
-	old=${dir%/*}/.${dir##*/}.port-old
+	local dir=$WF_TOP/$TO_PATCHDIR new f changed
+	new=$(patch_dir_aside "$dir" port new)
 	wf_run_note phase=save
 	rm -rf "$new"
 	mkdir -p "$new/port"
@@ -559,16 +558,8 @@ save_patches() {
 		mkdir -p "$new/port/fixups"
 		cp -a "$PORT_DIR/fixups/." "$new/port/fixups/"
 	fi
-	for f in "$new"/*.patch; do
-		[[ -e $f ]] || continue
-		cmp -s "$f" "$dir/${f##*/}" || changed=$((changed + 1))
-	done
-	for f in "$dir"/*.patch; do
-		[[ -e $f && ! -e $new/${f##*/} ]] && changed=$((changed + 1))
-	done
-	[[ ! -e $dir ]] || mv "$dir" "$old"
-	mv "$new" "$dir"
-	rm -rf "$old"
+	changed=$(count_patch_changes "$dir" "$new")
+	swap_in_patch_dir "$dir" "$new" port
 	printf '%s\n' "$changed"
 }
 
