@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Tests of the QEMU runner and the smoke test: each way a boot can fail
-# must be caught.  Uses the boot-config kernel of the real cache (built
-# once if it is not there yet).
+# must be caught.  Uses the boot-config kernel of the real series, built
+# in the tests' own cache (use_boot_kernel).
 
 load test_helper
 

@@ -2,7 +2,7 @@
 # Tests of checks/stress.sh: bad input is named in one line, a failing
 # program and a debug report in the kernel log each fail the run, and the
 # fuzzer, the concurrency test and the cost benchmark fail on a broken
-# sysctl(2).  The guest is the boot-config kernel of the real cache (-k),
+# sysctl(2).  The guest is the boot-config kernel of the tests' cache (-k),
 # standing in for the debug kernel, with small counts.
 
 load test_helper

@@ -8,8 +8,20 @@ CHECKS=$REPO_ROOT/checks
 # shellcheck disable=SC2034 # used by the .bats files
 QEMU_BOOT=$REPO_ROOT/qemu-boot
 
-# The real cache of the user running the tests (kernel repo, builds).
-REAL_CACHE=${WF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf}
+# The tests' own cache, never the user's WF_CACHE (like git's t/, the
+# tests own their state): the kernel files the fixtures borrow and the
+# boot kernel the runner and stress tests boot, built by the tools
+# themselves with WF_CACHE pointing here.  It outlives a run, like
+# ccache: what is in it is keyed on content (the tarball, patches/, the
+# config), so a second run reuses it and a changed input rebuilds it.
+# WF_TEST_CACHE moves it.
+TEST_CACHE=${WF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf-tests}
+
+# The real cache of the user running the tests: only series.bats, which
+# validates the real series, still uses it (issue 11 §3).  tests/run.sh
+# passes it as WF_USER_CACHE and points WF_CACHE at an empty directory.
+# shellcheck disable=SC2034 # used by series.bats
+REAL_CACHE=${WF_USER_CACHE:-${WF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf}}
 
 # make_fixture_tarball DIR: a small "linux-source-6.1" tarball whose
 # top-level .gitignore ignores everything, like Debian's ignores dot files.
@@ -75,17 +87,33 @@ add_checkpatch_to_fixture() {
 	done
 }
 
-# kernel_file PATH DEST: a file of the real 6.1 base, from the user's
-# cache repo when it exists, else from the packaged tarball.
+# The files of the packaged 6.1 base that the fixtures borrow.
+KERNEL_FILES=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+	scripts/get_maintainer.pl)
+
+# kernel_file PATH DEST: a file of the packaged 6.1 base (one of
+# KERNEL_FILES).  The tarball is read once per version of it: the files
+# are kept in the tests' cache under the tarball's size and mtime.
 kernel_file() {
-	local path=$1 dest=$2 ref
-	mkdir -p "$(dirname "$dest")"
-	if ref=$(git -C "$REAL_CACHE/linux" for-each-ref --count=1 --format='%(refname)' refs/tags/base/ 2>/dev/null) &&
-		[[ -n $ref ]]; then
-		git -C "$REAL_CACHE/linux" show "$ref:$path" >"$dest"
-	else
-		tar -xJOf /usr/src/linux-source-6.1.tar.xz "linux-source-6.1/$path" >"$dest"
+	local path=$1 dest=$2 tarball=/usr/src/linux-source-6.1.tar.xz dir f
+	local -a members=()
+	[[ -r $tarball ]] || { echo "kernel_file: $tarball is missing (make deps)" >&2; return 1; }
+	dir=$TEST_CACHE/kernel-files/$(stat -c '%s-%Y' "$tarball")
+	if [[ ! -e $dir/.done ]]; then
+		mkdir -p "$TEST_CACHE/kernel-files"
+		(
+			flock 9
+			[[ -e $dir/.done ]] && exit 0
+			rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+			for f in "${KERNEL_FILES[@]}"; do members+=("linux-source-6.1/$f"); done
+			tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1 "${members[@]}"
+			touch "$dir.tmp/.done"
+			rm -rf "$dir" && mv "$dir.tmp" "$dir"
+		) 9>"$TEST_CACHE/kernel-files/lock"
 	fi
+	[[ -r $dir/$path ]] || { echo "kernel_file: $path is not one of KERNEL_FILES" >&2; return 1; }
+	mkdir -p "$(dirname "$dest")"
+	cp "$dir/$path" "$dest"
 }
 
 # --- submit, trees, other-base and bisect tests ---------------------------
@@ -236,17 +264,26 @@ validate_commit_edit() {
 		commit -q -s -m "$3" -m "Why this change is needed."
 }
 
-# use_boot_kernel WHAT: KERNEL is the boot-config kernel of the real cache,
-# built once (with the base and the branch) when it is not there yet;
-# WHAT says for which tests, on the terminal.
+# use_boot_kernel WHAT: KERNEL is the boot-config kernel of the real
+# series (patches/6.1), built by the tools in the tests' own cache
+# (TEST_CACHE, its own ccache too): base import, rebuild and an
+# incremental build, once per run of bats (the first suite that needs it
+# builds it, the others find the run's stamp); WHAT says for which tests,
+# on the terminal.  The user's WF_CACHE is never read or written.
 use_boot_kernel() {
-	export WF_CACHE=$REAL_CACHE
+	local stamp=$BATS_RUN_TMPDIR/prereq-boot-kernel log=$TEST_CACHE/boot-kernel.log
+	export WF_CACHE=$TEST_CACHE CCACHE_DIR=$TEST_CACHE/ccache
+	unset WF_REPO WF_TOP WF_BRANCHES WF_BRANCH
 	KERNEL=$WF_CACHE/branches/6.1/build/boot/arch/x86/boot/bzImage
-	if [[ ! -r $KERNEL ]]; then
-		echo "# building the boot kernel for $1 (once)" >&3
-		"$TOOLS/base.sh" >/dev/null
-		"$TOOLS/rebuild.sh"
-		"$CHECKS/build.sh" boot
+	if [[ ! -e $stamp ]]; then
+		echo "# the boot kernel for $1, in $TEST_CACHE (log: $log)" >&3
+		mkdir -p "$TEST_CACHE"
+		{ "$TOOLS/base.sh" && "$TOOLS/rebuild.sh" && "$CHECKS/build.sh" boot; } >"$log" 2>&1 || {
+			echo "# cannot build the boot kernel: see $log" >&3
+			tail -n 20 "$log" >&3
+			return 1
+		}
+		touch "$stamp"
 	fi
 	export KERNEL
 }
