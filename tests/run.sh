@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Run the test suites and end with "N passed, N failed, N skipped".
 #
-#   tests/run.sh [--tools]
+#   tests/run.sh [--tools] [SUITE.bats...]
 #
+# SUITEs replace the list below (a path, or a file of tests/).  The
+# summary goes to out/test-summary (WF_TEST_SUMMARY names another file).
 # The tools' suites run on fixtures: tools.bats (base, rebuild, export,
 # checkpatch), port.bats (make port on two fixture branches),
 # faults.bats (recovery from killed runs, tools/faults.sh
@@ -19,23 +21,46 @@
 # commit (validate), and the stress run under the debug kernel.
 set -euo pipefail
 
+summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
+summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats trees.bats bisect.bats)
-[[ ${1:-} == --tools ]] || suites+=(submit.bats preflight.bats send.bats trailers.bats series.bats)
+if [[ ${1:-} == --tools ]]; then
+	shift
+else
+	suites+=(submit.bats preflight.bats send.bats trailers.bats series.bats)
+fi
+[[ $# -eq 0 ]] || suites=("$@")
 
 tap=$(mktemp)
-trap 'rm -f "$tap"' EXIT
+# The tests own their state: they run with WF_CACHE naming an empty
+# directory that must still be empty at the end (a test that forgot to
+# set up its own cache would write there).  The user's cache is passed
+# to series.bats alone, as WF_USER_CACHE (issue 11 §3).
+guard=$(mktemp -d)
+trap 'rm -f "$tap"; rm -rf "$guard"' EXIT
+export WF_USER_CACHE=${WF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf}
+export WF_CACHE=$guard
 rc=0
+# A fresh bats, also when run.sh itself runs inside a bats test.
+while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 bats --tap "${suites[@]}" | tee "$tap" || rc=$?
 passed=$(grep -E '^ok [0-9]+ ' "$tap" | grep -vc '# skip' || true)
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$tap" || true)
 failed=$(grep -cE '^not ok [0-9]+ ' "$tap" || true)
 planned=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$tap" | head -n 1)
-if [[ $((passed + skipped + failed)) -ne ${planned:-0} ]]; then
-	echo "# bats planned ${planned:-no} tests but reported $((passed + skipped + failed))"
+if [[ ${planned:-0} -eq 0 ]]; then
+	echo "# bats ran no test"
+	failed=$((failed + 1))
+elif [[ $((passed + skipped + failed)) -ne $planned ]]; then
+	echo "# bats planned $planned tests but reported $((passed + skipped + failed))"
+	failed=$((failed + 1))
+fi
+if [[ -n $(find "$guard" -mindepth 1 -maxdepth 1) ]]; then
+	echo "# a test wrote into WF_CACHE ($guard: $(find "$guard" -mindepth 1 -maxdepth 1 -printf '%f ' | head -c 200)): tests must use a cache of their own"
 	failed=$((failed + 1))
 fi
 [[ $failed -eq 0 && $rc -ne 0 ]] && failed=1
-mkdir -p ../out
-echo "$passed passed, $failed failed, $skipped skipped" | tee ../out/test-summary
+mkdir -p "$(dirname "$summary")"
+echo "$passed passed, $failed failed, $skipped skipped" | tee "$summary"
 [[ $failed -eq 0 ]]

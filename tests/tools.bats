@@ -291,3 +291,21 @@ fake_stages() {
 	[ "$output" = "mkinitramfs: error: no kernel base in $WF_REPO (run: make base)" ]
 	[ ! -e "$BATS_TEST_TMPDIR/initramfs.cpio" ]
 }
+
+@test "tests: a suite that writes into WF_CACHE fails the run, one that does not passes" {
+	summary=$BATS_TEST_TMPDIR/summary
+	# printf: a line starting with @test here would be read as a test of this file.
+	# shellcheck disable=SC2016 # expanded by the inner suite
+	printf '@%s\n' 'test "forgets its own cache" { mkdir -p "$WF_CACHE/branches"; }' \
+		>"$BATS_TEST_TMPDIR/writes.bats"
+	# shellcheck disable=SC2016 # expanded by the inner suite
+	printf '@%s\n' 'test "uses its own cache" { WF_CACHE=$BATS_TEST_TMPDIR/c; mkdir -p "$WF_CACHE/branches"; }' \
+		>"$BATS_TEST_TMPDIR/owns.bats"
+	WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$BATS_TEST_TMPDIR/writes.bats" 3>&-
+	[ "$status" -eq 1 ]
+	[[ $output == *"# a test wrote into WF_CACHE ("*": branches ): tests must use a cache of their own"* ]]
+	[ "$(cat "$summary")" = "1 passed, 1 failed, 0 skipped" ]
+	WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$BATS_TEST_TMPDIR/owns.bats" 3>&-
+	[ "$status" -eq 0 ]
+	[ "$(cat "$summary")" = "1 passed, 0 failed, 0 skipped" ]
+}
