@@ -207,7 +207,8 @@ change_series_cover() {
 # real 6.1 base), the files that make it recognise a kernel tree, the tiny
 # Makefile of tests/fixtures/validate and the config files that
 # checks/build.sh reads.  Tagged fixture-base; validate base..topic with
-# VALIDATE_RANGE.  The boot command is the fixture's.
+# VALIDATE_RANGE.  The boot command is the fixture's, and so is the guest
+# of the guest check (tests/fixtures/validate/guest-run.sh).
 setup_validate_fixture() {
 	local fix=$REPO_ROOT/tests/fixtures/validate
 	setup_fixture
@@ -225,7 +226,23 @@ setup_validate_fixture() {
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
 	export VALIDATE_RANGE=fixture-base..fixture-topic
 	export WF_VALIDATE_BOOT=$fix/boot.sh
+	export WF_VALIDATE_GUEST_RUN=$fix/guest-run.sh
+	add_gen_init_cpio
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
+}
+
+# add_gen_init_cpio: the cache's usr/gen_init_cpio, for mkinitramfs.sh
+# (the fixture tarball has no usr/), from the real 6.1 base: compiled once
+# per run of bats.
+add_gen_init_cpio() {
+	local once=$BATS_RUN_TMPDIR/gen_init_cpio
+	if [[ ! -x $once ]]; then
+		kernel_file usr/gen_init_cpio.c "$once.c"
+		gcc -O2 -o "$once.tmp" "$once.c"
+		mv "$once.tmp" "$once"
+	fi
+	mkdir -p "$WF_CACHE/branches/6.1/bin"
+	cp "$once" "$WF_CACHE/branches/6.1/bin/gen_init_cpio"
 }
 
 # validate_commit_edit FILE SED-SCRIPT SUBJECT: commit an edit of FILE made by sed.
