@@ -77,6 +77,12 @@ parse_conf() {
 		config) row=$(vl_matrix_row "$MATRIX" "$rest")
 			[[ -n $row ]] || bad_input "$file:$lineno: unknown config '$rest' (see $MATRIX)"
 			C_CONFIG[$name]=$rest ;;
+		configs) [[ -n $rest ]] || bad_input "$file:$lineno: 'configs' takes 'all' or config names"
+			for word in $rest; do
+				[[ $word == all || " ${PER_COMMIT[*]} " == *" $word "* ]] ||
+					bad_input "$file:$lineno: '$word' is not a per-commit config (see $MATRIX)"
+			done
+			C_CONFIGS[$name]=" $rest " ;;
 		needs) C_NEEDS[$name]=$rest ;;
 		uses) for word in $rest; do
 				[[ -e $WF_HOME/$word ]] || bad_input "$file:$lineno: '$word' does not exist in $WF_HOME"
@@ -93,13 +99,14 @@ parse_conf() {
 # load_checks: the check directories of CHECKS_DIR, and the results they
 # give, in table order (RESULT_NAMES; R_CHECK, R_CONFIG).
 load_checks() {
-	local dir name r cfg
-	local -a names configs
+	local dir name r cfg dep
+	local -a names
 	# shellcheck disable=SC2034 # C_baseline, C_compare, C_build_dir, C_KEYMSG: read through flag()
 	declare -gA C_ORDER=() C_per_config=() C_baseline=() C_compare=() C_build_dir=() C_CONFIG=() \
-		C_NEEDS=() C_USES=() C_VERSIONS=() C_KEYMSG=() R_CHECK=() R_CONFIG=()
+		C_CONFIGS=() C_NEEDS=() C_USES=() C_VERSIONS=() C_KEYMSG=() R_CHECK=() R_CONFIG=() R_OF=() \
+		R_NEEDS=()
 	[[ -r $MATRIX ]] || bad_input "cannot read the config matrix $MATRIX"
-	mapfile -t configs < <(vl_matrix_configs "$MATRIX")
+	mapfile -t PER_COMMIT < <(vl_matrix_configs "$MATRIX")
 	names=()
 	for dir in "$CHECKS_DIR"/*/; do
 		dir=${dir%/}
@@ -108,22 +115,40 @@ load_checks() {
 		[[ -x $dir/run ]] || bad_input "$dir/run is not executable"
 		[[ $name =~ ^[a-z0-9][a-z0-9_-]*$ ]] || bad_input "check directory '$name': use a-z, 0-9, _ and -"
 		parse_conf "$name" "$dir/conf"
+		[[ ${C_per_config[$name]:+1}${C_CONFIGS[$name]:+1}${C_CONFIG[$name]:+1} != 1?* ]] ||
+			bad_input "$dir/conf: declare one of 'per-config', 'configs' and 'config'"
 		names+=("$name")
 	done
 	[[ ${#names[@]} -gt 0 ]] || bad_input "no check directories in $CHECKS_DIR"
 	RESULT_NAMES=()
 	while read -r _ name; do
 		if [[ -n ${C_per_config[$name]:-} ]]; then
-			for cfg in "${configs[@]}"; do add_result "$cfg" "$name" "$cfg"; done
+			for cfg in "${PER_COMMIT[@]}"; do add_result "$cfg" "$name" "$cfg"; done
+		elif [[ -n ${C_CONFIGS[$name]:-} ]]; then
+			for cfg in "${PER_COMMIT[@]}"; do
+				[[ ${C_CONFIGS[$name]} == *" all "* || ${C_CONFIGS[$name]} == *" $cfg "* ]] || continue
+				add_result "$name-$cfg" "$name" "$cfg"
+			done
 		else
 			add_result "$name" "$name" "${C_CONFIG[$name]:-}"
 		fi
 	done < <(for name in "${names[@]}"; do printf '%s %s\n' "${C_ORDER[$name]}" "$name"; done |
 		LC_ALL=C sort -k1,1n -k2,2)
+	# What each result needs: a result, or a check that runs per config:
+	# its result in the same config.
 	for r in "${RESULT_NAMES[@]}"; do
-		name=${R_CHECK[$r]}
-		[[ -z ${C_NEEDS[$name]:-} || -n ${R_CHECK[${C_NEEDS[$name]}]:-} ]] ||
-			bad_input "$CHECKS_DIR/$name/conf: needs '${C_NEEDS[$name]}', which no check gives"
+		name=${R_CHECK[$r]} cfg=${R_CONFIG[$r]}
+		dep=${C_NEEDS[$name]:-}
+		[[ -n $dep ]] || continue
+		if [[ -n ${R_CHECK[$dep]:-} ]]; then
+			R_NEEDS[$r]=$dep
+		elif [[ -n ${C_per_config[$dep]:-}${C_CONFIGS[$dep]:-} && -n ${R_OF[$dep,$cfg]:-} ]]; then
+			R_NEEDS[$r]=${R_OF[$dep,$cfg]}
+		elif [[ -n ${C_per_config[$dep]:-}${C_CONFIGS[$dep]:-} ]]; then
+			bad_input "$CHECKS_DIR/$name/conf: needs '$dep', which has no result in the config '${cfg:-(none)}' of $r"
+		else
+			bad_input "$CHECKS_DIR/$name/conf: needs '$dep', which no check gives"
+		fi
 	done
 }
 
@@ -133,6 +158,7 @@ add_result() {
 		bad_input "two checks give a result named '$1' ($CHECKS_DIR/${R_CHECK[$1]} and $CHECKS_DIR/$2)"
 	R_CHECK[$1]=$2
 	R_CONFIG[$1]=$3
+	[[ -z $3 ]] || R_OF[$2,$3]=$1
 	RESULT_NAMES+=("$1")
 }
 
@@ -144,7 +170,7 @@ flag() {
 
 # needs RESULT: the result RESULT needs at the same commit, or nothing.
 needs() {
-	printf '%s' "${C_NEEDS[${R_CHECK[$1]}]:-}"
+	printf '%s' "${R_NEEDS[$1]:-}"
 }
 
 # build_dir RESULT: the build directory RESULT's check gets (its own, or
@@ -165,9 +191,19 @@ build_dir() {
 # they need; RUN_ORDER: the enabled results, each after what it needs.
 select_results() {
 	local checklist=$1 r dep progress
-	local -a want
+	local -a asked want=()
 	declare -gA ENABLED=() ADDED=()
-	IFS=, read -r -a want <<<"${checklist:-$(IFS=,; echo "${RESULT_NAMES[*]}")}"
+	IFS=, read -r -a asked <<<"${checklist:-$(IFS=,; echo "${RESULT_NAMES[*]}")}"
+	for r in "${asked[@]}"; do
+		if [[ -z ${R_CHECK[$r]:-} && -n ${C_ORDER[$r]:-} ]]; then
+			# A check's name: all its results (build: one per config).
+			for dep in "${RESULT_NAMES[@]}"; do
+				[[ ${R_CHECK[$dep]} != "$r" ]] || want+=("$dep")
+			done
+		else
+			want+=("$r")
+		fi
+	done
 	for r in "${want[@]}"; do
 		[[ -n ${R_CHECK[$r]:-} ]] || bad_input "unknown check '$r' (checks: ${RESULT_NAMES[*]})"
 		while [[ -n $r && -z ${ENABLED[$r]:-} ]]; do
@@ -512,34 +548,54 @@ count() {
 	echo "$k"
 }
 
-# write_report: the table (100 columns) and the failures, on stdout.
-write_report() {
-	local i n=$((${#COMMITS[@]} - 1)) r note total=0 cached=0 subj w fixed=18 sw st
-	declare -A width=()
-	for r in "${RESULT_NAMES[@]}"; do
-		w=${#r}
-		[[ $w -ge 6 ]] || w=6
-		width[$r]=$w
-		fixed=$((fixed + w + 1))
-	done
+# write_table RESULT...: a blank line, then the table of the commits
+# with a column per RESULT (widths in the caller's "width"), in 100
+# columns.
+write_table() {
+	local i n=$((${#COMMITS[@]} - 1)) r subj sw fixed=18
+	for r in "$@"; do fixed=$((fixed + ${width[$r]} + 1)); done
 	sw=$((100 - fixed))
 	[[ $sw -ge 8 ]] || sw=8
-	printf 'validate: %d commit(s) on %s (%s)\n\n' "$n" "${COMMITS[0]:0:12}" "$RANGE"
-	printf '%-3s %-12s %-*s' '#' commit "$sw" subject
-	for r in "${RESULT_NAMES[@]}"; do printf ' %-*s' "${width[$r]}" "$r"; done
+	printf '\n%-3s %-12s %-*s' '#' commit "$sw" subject
+	for r in "$@"; do printf ' %-*s' "${width[$r]}" "$r"; done
 	printf '\n'
 	for ((i = 1; i <= n; i++)); do
 		subj=${SUBJECTS[$i]}
 		[[ ${#subj} -le $sw ]] || subj="${subj:0:$((sw - 2))}.."
 		printf '%-3s %-12s %-*s' "$i" "${COMMITS[$i]:0:12}" "$sw" "$subj"
+		for r in "$@"; do printf ' %-*s' "${width[$r]}" "$(cell_text "$i" "$r")"; done
+		printf '\n'
+	done
+}
+
+# write_report: the table and the failures, on stdout.  The table fits in
+# 100 columns: when its columns do not, with a subject of at least 20,
+# they go into several tables one under the other, each with the
+# commits and their subjects.
+write_report() {
+	local i n=$((${#COMMITS[@]} - 1)) r note total=0 cached=0 st w fixed=18
+	local -a block=()
+	declare -A width=()
+	printf 'validate: %d commit(s) on %s (%s)\n' "$n" "${COMMITS[0]:0:12}" "$RANGE"
+	for r in "${RESULT_NAMES[@]}"; do
+		w=${#r}
+		[[ $w -ge 6 ]] || w=6
+		width[$r]=$w
+		if [[ ${#block[@]} -gt 0 && $((fixed + w + 1)) -gt 80 ]]; then
+			write_table "${block[@]}"
+			block=() fixed=18
+		fi
+		block+=("$r")
+		fixed=$((fixed + w + 1))
+	done
+	write_table "${block[@]}"
+	for ((i = 1; i <= n; i++)); do
 		for r in "${RESULT_NAMES[@]}"; do
-			printf ' %-*s' "${width[$r]}" "$(cell_text "$i" "$r")"
 			if [[ -n ${STATUS[$i,$r]:-} ]]; then
 				total=$((total + 1))
 				[[ ${CACHED[$i,$r]} -eq 1 ]] && cached=$((cached + 1))
 			fi
 		done
-		printf '\n'
 	done
 	printf '\n%d result(s): %d failed, %d from the cache (marked *), %d run now, %d infrastructure error(s); %s\n' \
 		"$total" "$(count fail)" "$cached" $((total - cached)) "$(count infra)" "$(vl_elapsed $((SECONDS - START)))"

@@ -11,7 +11,8 @@
 # with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), stress.bats (checks/stress.sh on that
 # kernel), validate.bats (per-commit checks on a
-# fixture kernel), trees.bats and bisect.bats, and, in the
+# fixture kernel), configs.bats (the checks per config: the guest boots),
+# trees.bats and bisect.bats, and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
@@ -24,7 +25,8 @@ set -euo pipefail
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
-suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats trees.bats bisect.bats)
+suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats configs.bats checks.bats
+	trees.bats bisect.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else

@@ -89,16 +89,17 @@ add_checkpatch_to_fixture() {
 
 # The files of the packaged 6.1 base that the fixtures borrow.
 KERNEL_FILES=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
-	scripts/get_maintainer.pl)
+	scripts/get_maintainer.pl scripts/kernel-doc usr/gen_init_cpio.c)
 
 # kernel_file PATH DEST: a file of the packaged 6.1 base (one of
-# KERNEL_FILES).  The tarball is read once per version of it: the files
-# are kept in the tests' cache under the tarball's size and mtime.
+# KERNEL_FILES).  The tarball is read once per version of it and of the
+# list: the files are kept in the tests' cache under the tarball's size
+# and mtime and a hash of the list.
 kernel_file() {
 	local path=$1 dest=$2 tarball=/usr/src/linux-source-6.1.tar.xz dir f
 	local -a members=()
 	[[ -r $tarball ]] || { echo "kernel_file: $tarball is missing (make deps)" >&2; return 1; }
-	dir=$TEST_CACHE/kernel-files/$(stat -c '%s-%Y' "$tarball")
+	dir=$TEST_CACHE/kernel-files/$(stat -c '%s-%Y' "$tarball")-$(printf '%s\n' "${KERNEL_FILES[@]}" | md5sum | cut -c1-8)
 	if [[ ! -e $dir/.done ]]; then
 		mkdir -p "$TEST_CACHE/kernel-files"
 		(
@@ -235,7 +236,8 @@ change_series_cover() {
 # real 6.1 base), the files that make it recognise a kernel tree, the tiny
 # Makefile of tests/fixtures/validate and the config files that
 # checks/build.sh reads.  Tagged fixture-base; validate base..topic with
-# VALIDATE_RANGE.  The boot command is the fixture's.
+# VALIDATE_RANGE.  The boot command is the fixture's, and so is the guest
+# of the guest check (tests/fixtures/validate/guest-run.sh).
 setup_validate_fixture() {
 	local fix=$REPO_ROOT/tests/fixtures/validate
 	setup_fixture
@@ -253,7 +255,23 @@ setup_validate_fixture() {
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
 	export VALIDATE_RANGE=fixture-base..fixture-topic
 	export WF_VALIDATE_BOOT=$fix/boot.sh
+	export WF_VALIDATE_GUEST_RUN=$fix/guest-run.sh
+	add_gen_init_cpio
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
+}
+
+# add_gen_init_cpio: the cache's usr/gen_init_cpio, for mkinitramfs.sh
+# (the fixture tarball has no usr/), from the real 6.1 base: compiled once
+# per run of bats.
+add_gen_init_cpio() {
+	local once=$BATS_RUN_TMPDIR/gen_init_cpio
+	if [[ ! -x $once ]]; then
+		kernel_file usr/gen_init_cpio.c "$once.c"
+		gcc -O2 -o "$once.tmp" "$once.c"
+		mv "$once.tmp" "$once"
+	fi
+	mkdir -p "$WF_CACHE/branches/6.1/bin"
+	cp "$once" "$WF_CACHE/branches/6.1/bin/gen_init_cpio"
 }
 
 # validate_commit_edit FILE SED-SCRIPT SUBJECT: commit an edit of FILE made by sed.
