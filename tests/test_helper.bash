@@ -75,17 +75,37 @@ add_checkpatch_to_fixture() {
 	done
 }
 
+# The files of the real 6.1 base that the fixtures use.
+KERNEL_FILES=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+	scripts/kernel-doc scripts/get_maintainer.pl)
+
 # kernel_file PATH DEST: a file of the real 6.1 base, from the user's
-# cache repo when it exists, else from the packaged tarball.
+# cache repo when it exists, else from the packaged tarball (KERNEL_FILES
+# are read out of it once per bats run: each read takes seconds).
 kernel_file() {
 	local path=$1 dest=$2 ref
 	mkdir -p "$(dirname "$dest")"
 	if ref=$(git -C "$REAL_CACHE/linux" for-each-ref --count=1 --format='%(refname)' refs/tags/base/ 2>/dev/null) &&
 		[[ -n $ref ]]; then
 		git -C "$REAL_CACHE/linux" show "$ref:$path" >"$dest"
+	elif [[ " ${KERNEL_FILES[*]} " == *" $path "* ]]; then
+		kernel_files_from_tarball
+		cp "$BATS_RUN_TMPDIR/kernel-files/$path" "$dest"
 	else
 		tar -xJOf /usr/src/linux-source-6.1.tar.xz "linux-source-6.1/$path" >"$dest"
 	fi
+}
+
+# kernel_files_from_tarball: KERNEL_FILES in $BATS_RUN_TMPDIR/kernel-files,
+# read out of the packaged tarball in one pass, once per bats run.
+kernel_files_from_tarball() {
+	local dir=$BATS_RUN_TMPDIR/kernel-files
+	[[ ! -e $dir/.done ]] || return 0
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$dir" --strip-components=1 \
+		"${KERNEL_FILES[@]/#/linux-source-6.1/}"
+	touch "$dir/.done"
 }
 
 # --- submit, trees, other-base and bisect tests ---------------------------
@@ -203,16 +223,18 @@ change_series_cover() {
 }
 
 # setup_validate_fixture: a fixture kernel repo for checks/validate.sh:
-# the fixture tarball's base, then one commit adding checkpatch (from the
-# real 6.1 base), the files that make it recognise a kernel tree, the tiny
-# Makefile of tests/fixtures/validate and the config files that
-# checks/build.sh reads.  Tagged fixture-base; validate base..topic with
+# the fixture tarball's base, then one commit adding checkpatch and
+# kernel-doc (from the real 6.1 base), the files that make checkpatch
+# recognise a kernel tree, the tiny Makefile of tests/fixtures/validate
+# and the config files that checks/build.sh reads.  Tagged fixture-base; validate base..topic with
 # VALIDATE_RANGE.  The boot command is the fixture's.
 setup_validate_fixture() {
 	local fix=$REPO_ROOT/tests/fixtures/validate
 	setup_fixture
 	"$TOOLS/rebuild.sh" 2>/dev/null
 	add_checkpatch_to_fixture
+	kernel_file scripts/kernel-doc "$WF_REPO/scripts/kernel-doc"
+	chmod +x "$WF_REPO/scripts/kernel-doc"
 	cp "$fix/Makefile" "$WF_REPO/Makefile"
 	mkdir -p "$WF_REPO/include" "$WF_REPO/kernel/configs" "$WF_REPO/arch/x86/configs"
 	cp "$fix/include/fixture.h" "$WF_REPO/include/"
