@@ -8,8 +8,9 @@
 # faults.bats (recovery from killed runs, tools/faults.sh
 # with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), stress.bats (checks/stress.sh on that
-# kernel), validate.bats (per-commit checks on a
-# fixture kernel), trees.bats and bisect.bats, and, in the
+# kernel), validate.bats (the runner of the per-commit checks on a
+# fixture kernel), checks.bats (the codespell, kernel-doc and W=1 checks
+# on it), trees.bats and bisect.bats, and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
@@ -20,7 +21,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")"
-suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats trees.bats bisect.bats)
+suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats checks.bats trees.bats
+	bisect.bats)
 [[ ${1:-} == --tools ]] || suites+=(submit.bats preflight.bats send.bats trailers.bats series.bats)
 
 tap=$(mktemp)
