@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of the check directory codespell, run by
+# Tests of the check directories codespell and kernel-doc, run by
 # checks/validate.sh on the fixture kernel of validate.bats
 # (tests/fixtures/validate; checkpatch.pl, spelling.txt and kernel-doc
 # of the real 6.1 base).  Each check passes on a clean commit, fails on
@@ -98,4 +98,57 @@ run_check() {
 	[ "$status" -eq 0 ]
 	# shellcheck disable=SC2154 # set by run --separate-stderr
 	[[ $stderr == *"dictionary: "*"/dictionary.txt"* ]]
+}
+
+@test "kernel-doc: a new kernel-doc error fails its commit; one the parent had does not; no C file is a skip" {
+	# tools/ (user space) is left out, so this commit has no file to check.
+	mkdir -p "$WF_REPO/tools/fixture"
+	printf '/**\n * tool_main() - The tool.\n */\nint tool_main(int argc)\n{\n\treturn argc;\n}\n' \
+		>"$WF_REPO/tools/fixture/tool.c"
+	git -C "$WF_REPO" add -f tools/fixture/tool.c
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "tools: Add a tool" -m "Why."
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_total() - The number of names.\n * @kind: which names.\n *\n * Return: how many there are.\n */\nint names_total(int kind)\n{\n\treturn kind;\n}\n\nint probed(void)|' \
+		"sysctl: Count the names"
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_left() - The names not translated.\n *\n * Return: how many there are.\n */\nint names_left(int foo)\n{\n\treturn foo;\n}\n\nint probed(void)|' \
+		"sysctl: Count the names left"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	validate -c kernel-doc
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 kernel-doc)" = skip ]
+	[ "$(reason 1 kernel-doc)" = "kernel-doc: no .c or .h file changed (outside tools/ and Documentation/)" ]
+	[ "$(cell 2 kernel-doc)" = pass ]
+	# 6.1's kernel-doc has no -Wall: -v turns on the same warnings.
+	[ "$(reason 2 kernel-doc)" = "kernel-doc -v: 1 file(s), 0 message(s), none new" ]
+	[ "$(cell 3 kernel-doc)" = fail ]
+	[ "$(reason 3 kernel-doc)" = "kernel-doc: 1 new message(s) in 1 file(s): kernel/names.c: warning: Function parameter or member 'foo' not described in 'names_left'" ]
+	grep -qE "^kernel/names.c:[0-9]+: warning: Function parameter or member 'foo' not described in 'names_left'" \
+		"$(log 3 kernel-doc)"
+	[ "$(cell 4 kernel-doc)" = pass ]
+	[ "$(reason 4 kernel-doc)" = "kernel-doc -v: 1 file(s), 1 message(s), none new" ]
+}
+
+@test "kernel-doc: a renamed file keeps its old messages; a new file has no parent; no kernel-doc is an infrastructure error" {
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_left() - The names not translated.\n */\nint names_left(int foo)\n{\n\treturn foo;\n}\n\nint probed(void)|' \
+		"sysctl: Count the names left"
+	git -C "$WF_REPO" mv kernel/names.c kernel/sysctl_names.c
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "sysctl: Rename names.c" -m "Why."
+	printf '/**\n * extra() - More.\n */\nint extra(int bar);\n' >"$WF_REPO/include/extra.h"
+	git -C "$WF_REPO" add -f include/extra.h
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "sysctl: Add extra.h" -m "Why."
+	validate -c kernel-doc
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 kernel-doc)" = fail ]
+	# (its comment has no @foo and no Return: two messages)
+	[ "$(cell 2 kernel-doc)" = pass ]
+	[ "$(reason 2 kernel-doc)" = "kernel-doc -v: 1 file(s), 2 message(s), none new" ]
+	[ "$(cell 3 kernel-doc)" = fail ]
+	[[ $(reason 3 kernel-doc) == *"include/extra.h: warning: Function parameter or member 'bar' not described in 'extra'" ]]
+	git -C "$WF_REPO" rm -q scripts/kernel-doc
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "scripts: Drop kernel-doc" -m "Why."
+	validate_commit_edit include/extra.h 's/int bar/int baz/' "sysctl: Rename bar"
+	run_check kernel-doc
+	[ "$status" -eq 2 ]
+	[ "$output" = "kernel-doc: no scripts/kernel-doc in $WF_REPO" ]
 }
