@@ -10,9 +10,10 @@
 # faults.bats (recovery from killed runs, tools/faults.sh
 # with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), stress.bats (checks/stress.sh on that
-# kernel), validate.bats (per-commit checks on a
+# kernel), validate.bats (the runner of the per-commit checks on a
 # fixture kernel), configs.bats (the checks per config: the guest boots),
-# trees.bats and bisect.bats, and, in the
+# checks.bats (the codespell and kernel-doc checks on it), trees.bats and
+# bisect.bats, and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real

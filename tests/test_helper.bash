@@ -232,17 +232,20 @@ change_series_cover() {
 }
 
 # setup_validate_fixture: a fixture kernel repo for checks/validate.sh:
-# the fixture tarball's base, then one commit adding checkpatch (from the
-# real 6.1 base), the files that make it recognise a kernel tree, the tiny
-# Makefile of tests/fixtures/validate and the config files that
-# checks/build.sh reads.  Tagged fixture-base; validate base..topic with
-# VALIDATE_RANGE.  The boot command is the fixture's, and so is the guest
-# of the guest check (tests/fixtures/validate/guest-run.sh).
+# the fixture tarball's base, then one commit adding checkpatch and
+# kernel-doc (from the real 6.1 base), the files that make checkpatch
+# recognise a kernel tree, the tiny Makefile of tests/fixtures/validate
+# and the config files that checks/build.sh reads.  Tagged fixture-base;
+# validate base..topic with VALIDATE_RANGE.  The boot command is the
+# fixture's, and so is the guest of the guest check
+# (tests/fixtures/validate/guest-run.sh).
 setup_validate_fixture() {
 	local fix=$REPO_ROOT/tests/fixtures/validate
 	setup_fixture
 	"$TOOLS/rebuild.sh" 2>/dev/null
 	add_checkpatch_to_fixture
+	kernel_file scripts/kernel-doc "$WF_REPO/scripts/kernel-doc"
+	chmod +x "$WF_REPO/scripts/kernel-doc"
 	cp "$fix/Makefile" "$WF_REPO/Makefile"
 	mkdir -p "$WF_REPO/include" "$WF_REPO/kernel/configs" "$WF_REPO/arch/x86/configs"
 	cp "$fix/include/fixture.h" "$WF_REPO/include/"

@@ -66,22 +66,22 @@ html_matches_json() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	for row in 1 2; do
-		for check in checkpatch sparse boot off nonet i386 noproc qemu guest-off guest-nonet guest-i386 guest-noproc; do
+		for check in checkpatch codespell sparse kernel-doc boot off nonet i386 noproc qemu guest-off guest-nonet guest-i386 guest-noproc; do
 			[ "$(cell $row $check)" = pass ]
 		done
 	done
 	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
-	[[ $output == *"24 result(s): 0 failed, 0 from the cache (marked *), 24 run now, 0 infrastructure error(s)"* ]]
+	[[ $output == *"28 result(s): 0 failed, 0 from the cache (marked *), 28 run now, 0 infrastructure error(s)"* ]]
 	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one.* +pass +pass' "$OUT/report.txt"
 	# The table fits in 100 columns; the page has the same grid.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 	html_matches_json
 	# Progress lines: commit i/N, the check, the elapsed time.
-	[[ $output == *"[    2/2] "*" nonet      build ("[0-9]"m"* ]]
+	[[ $output == *"[    2/2] "*" nonet      build ("[0-9]*"m"[0-9][0-9]"s)"* ]]
 	stamp=$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)
 	validate
 	[ "$status" -eq 0 ]
-	[[ $output == *"24 result(s): 0 failed, 24 from the cache (marked *), 0 run now"* ]]
+	[[ $output == *"28 result(s): 0 failed, 28 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
 	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate on.* +pass\* +pass\*' "$OUT/report.txt"
 	[ "$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
@@ -218,7 +218,7 @@ html_matches_json() {
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]
-	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch sparse boot off nonet i386 noproc qemu guest-off guest-nonet guest-i386 guest-noproc)" ]
+	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch codespell sparse kernel-doc boot off nonet i386 noproc qemu guest-off guest-nonet guest-i386 guest-noproc)" ]
 	# matrix.txt's tip-only debug row is built by make stress, not per commit
 	validate -c debug
 	[ "$status" -eq 2 ]
@@ -261,11 +261,11 @@ esac
 echo "subject ok"
 CHECK
 	chmod +x "$BATS_TEST_TMPDIR/checks/subject/run"
-	printf '# a test check\norder 15\n' >"$BATS_TEST_TMPDIR/checks/subject/conf"
+	printf '# a test check\norder 12\n' >"$BATS_TEST_TMPDIR/checks/subject/conf"
 	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_PROGRESS_INTERVAL=1 validate -c checkpatch,subject
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","sparse","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	[ "$(cell 1 subject)" = pass ]
 	[ "$(cell 2 subject)" = skip ]
 	[ "$(cell 3 subject)" = fail ]
@@ -305,7 +305,7 @@ CHECK
 	[ "$(reason 1 off)" = "no space left on device in $TMPFS/off" ]
 	c=$(git -C "$WF_REPO" rev-parse fixture-topic)
 	[[ $output == *"validate: infrastructure error: ${c:0:12} off: no space left on device in $TMPFS/off"* ]]
-	grep -qE '^1 +[0-9a-f]{12} .* pass +skip +skip +infra ' "$OUT/report.txt"
+	grep -qE '^1 +[0-9a-f]{12} .* pass( +skip){4} +infra ' "$OUT/report.txt"
 	grep -qE '^infra 1 [0-9a-f]{12} .*\[off\]$' "$OUT/report.txt"
 	[[ $output == *", 1 infrastructure error(s);"* ]]
 	[ "$(jq .infra "$OUT/results.json")" -eq 1 ]

@@ -12,7 +12,7 @@ set -euo pipefail
 # The branch's source package (make BRANCH=6.12: linux-source-6.12) and
 # the tools.
 PACKAGES=("${TOPIC_PACKAGE:-linux-source-6.1}" b4 git git-filter-repo perl gcc make sparse
-	qemu-system-x86 ccache bc bison flex libelf-dev libssl-dev cpio bats
+	codespell qemu-system-x86 ccache bc bison flex libelf-dev libssl-dev cpio bats
 	shellcheck gcc-multilib libc6-dev xz-utils python3 jq git-email
 	python3-aiosmtpd)
 

@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# Tests of the check directories codespell and kernel-doc, run by
+# checks/validate.sh on the fixture kernel of validate.bats
+# (tests/fixtures/validate; checkpatch.pl, spelling.txt and kernel-doc
+# of the real 6.1 base).  Each check passes on a clean commit, fails on
+# a broken one, and lets a finding that the parent already had pass.
+
+load test_helper
+bats_require_minimum_version 1.5.0
+
+setup() {
+	setup_validate_fixture
+	OUT=$BATS_TEST_TMPDIR/out
+}
+
+# validate [ARGS...]: run the validator on the fixture range.
+validate() {
+	run "$CHECKS/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
+}
+
+# cell ROW CHECK: the status of CHECK on commit ROW (1-based).
+cell() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].status" "$OUT/results.json"
+}
+
+# reason ROW CHECK: the summary line of CHECK on commit ROW.
+reason() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].reason" "$OUT/results.json"
+}
+
+# log ROW CHECK: the log file of CHECK on commit ROW.
+log() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].log" "$OUT/results.json"
+}
+
+# commit_with_message FILE SED-SCRIPT SUBJECT BODY: an edit of FILE made
+# by sed, committed with that message.
+commit_with_message() {
+	sed -i "$2" "$WF_REPO/$1"
+	git -C "$WF_REPO" add -f "$1"
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "$3" -m "$4"
+}
+
+# run_check NAME: checks/NAME/run by hand on the tip of the fixture
+# branch, as the runner would call it (output in $BATS_TEST_TMPDIR/NAME).
+run_check() {
+	local out=$BATS_TEST_TMPDIR/$1
+	mkdir -p "$out"
+	run --separate-stderr env WF_HOME="$REPO_ROOT" WF_CHECK_NAME="$1" WF_CHECK_SRC="$WF_REPO" \
+		WF_CHECK_COMMIT="$(git -C "$WF_REPO" rev-parse HEAD)" \
+		WF_CHECK_PARENT="$(git -C "$WF_REPO" rev-parse HEAD^)" \
+		WF_CHECK_CONFIG='' WF_CHECK_BUILD='' WF_CHECK_OUT="$out" WF_CHECK_PREV='' "$CHECKS/$1/run"
+}
+
+@test "codespell: a misspelling in a comment or a message fails its commit; one the parent had does not" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/* The names we recieve. */\nint probed(void)|' \
+		"sysctl: Say where the names come from"
+	validate_commit_edit kernel/names.c 's|we recieve\.|we recieve, all of them.|' "sysctl: Say it of all names"
+	# "acheive" is in codespell's dictionary, not in scripts/spelling.txt.
+	commit_with_message kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name" \
+		"To acheive a full probe."
+	validate -c codespell
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 codespell)" = pass ]
+	[ "$(reason 1 codespell)" = "codespell: no misspelling in the commit or its message" ]
+	[ "$(cell 2 codespell)" = fail ]
+	[ "$(reason 2 codespell)" = "codespell: 1 new misspelling(s): kernel/names.c: 'recieve' may be misspelled - perhaps 'receive'?" ]
+	grep -qF '+/* The names we recieve. */' "$(log 2 codespell)"
+	# The line changed, its misspelling did not: the parent had it.
+	[ "$(cell 3 codespell)" = pass ]
+	[ "$(reason 3 codespell)" = "codespell: none new (1 on lines the commit touches, there at the parent already)" ]
+	[ "$(cell 4 codespell)" = fail ]
+	[ "$(reason 4 codespell)" = "codespell: 1 new misspelling(s): commit message: 'acheive' may be misspelled - perhaps 'achieve'?" ]
+	# Rewording the message re-runs the check: the key has the message.
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q --amend -s -m "sysctl: Probe one more name" -m "To achieve a full probe."
+	validate -c codespell
+	echo "$output"
+	[ "$(cell 4 codespell)" = pass ]
+	[ "$(jq -c '[.commits[].results.codespell.cached]' "$OUT/results.json")" = '[true,true,true,false]' ]
+}
+
+@test "codespell: no dictionary is an infrastructure error, named in one line" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	WF_CODESPELL_DICT=$BATS_TEST_TMPDIR/none/dictionary.txt run_check codespell
+	[ "$status" -eq 2 ]
+	[ "$output" = "codespell: cannot read the codespell dictionary $BATS_TEST_TMPDIR/none/dictionary.txt" ]
+	WF_CODESPELL_DICT=$BATS_TEST_TMPDIR/none/dictionary.txt validate -c codespell
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$(cell 1 codespell)" = infra ]
+	grep -qxF "codespell: cannot read the codespell dictionary $BATS_TEST_TMPDIR/none/dictionary.txt" "$(log 1 codespell)"
+	# Found where Debian's codespell package puts it, it runs.
+	run_check codespell
+	[ "$status" -eq 0 ]
+	# shellcheck disable=SC2154 # set by run --separate-stderr
+	[[ $stderr == *"dictionary: "*"/dictionary.txt"* ]]
+}
+
+@test "kernel-doc: a new kernel-doc error fails its commit; one the parent had does not; no C file is a skip" {
+	# tools/ (user space) is left out, so this commit has no file to check.
+	mkdir -p "$WF_REPO/tools/fixture"
+	printf '/**\n * tool_main() - The tool.\n */\nint tool_main(int argc)\n{\n\treturn argc;\n}\n' \
+		>"$WF_REPO/tools/fixture/tool.c"
+	git -C "$WF_REPO" add -f tools/fixture/tool.c
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "tools: Add a tool" -m "Why."
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_total() - The number of names.\n * @kind: which names.\n *\n * Return: how many there are.\n */\nint names_total(int kind)\n{\n\treturn kind;\n}\n\nint probed(void)|' \
+		"sysctl: Count the names"
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_left() - The names not translated.\n *\n * Return: how many there are.\n */\nint names_left(int foo)\n{\n\treturn foo;\n}\n\nint probed(void)|' \
+		"sysctl: Count the names left"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	validate -c kernel-doc
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 kernel-doc)" = skip ]
+	[ "$(reason 1 kernel-doc)" = "kernel-doc: no .c or .h file changed (outside tools/ and Documentation/)" ]
+	[ "$(cell 2 kernel-doc)" = pass ]
+	# 6.1's kernel-doc has no -Wall: -v turns on the same warnings.
+	[ "$(reason 2 kernel-doc)" = "kernel-doc -v: 1 file(s), 0 message(s), none new" ]
+	[ "$(cell 3 kernel-doc)" = fail ]
+	[ "$(reason 3 kernel-doc)" = "kernel-doc: 1 new message(s) in 1 file(s): kernel/names.c: warning: Function parameter or member 'foo' not described in 'names_left'" ]
+	grep -qE "^kernel/names.c:[0-9]+: warning: Function parameter or member 'foo' not described in 'names_left'" \
+		"$(log 3 kernel-doc)"
+	[ "$(cell 4 kernel-doc)" = pass ]
+	[ "$(reason 4 kernel-doc)" = "kernel-doc -v: 1 file(s), 1 message(s), none new" ]
+}
+
+@test "kernel-doc: a renamed file keeps its old messages; a new file has no parent; no kernel-doc is an infrastructure error" {
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_left() - The names not translated.\n */\nint names_left(int foo)\n{\n\treturn foo;\n}\n\nint probed(void)|' \
+		"sysctl: Count the names left"
+	git -C "$WF_REPO" mv kernel/names.c kernel/sysctl_names.c
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "sysctl: Rename names.c" -m "Why."
+	printf '/**\n * extra() - More.\n */\nint extra(int bar);\n' >"$WF_REPO/include/extra.h"
+	git -C "$WF_REPO" add -f include/extra.h
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "sysctl: Add extra.h" -m "Why."
+	validate -c kernel-doc
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 kernel-doc)" = fail ]
+	# (its comment has no @foo and no Return: two messages)
+	[ "$(cell 2 kernel-doc)" = pass ]
+	[ "$(reason 2 kernel-doc)" = "kernel-doc -v: 1 file(s), 2 message(s), none new" ]
+	[ "$(cell 3 kernel-doc)" = fail ]
+	[[ $(reason 3 kernel-doc) == *"include/extra.h: warning: Function parameter or member 'bar' not described in 'extra'" ]]
+	git -C "$WF_REPO" rm -q scripts/kernel-doc
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "scripts: Drop kernel-doc" -m "Why."
+	validate_commit_edit include/extra.h 's/int bar/int baz/' "sysctl: Rename bar"
+	run_check kernel-doc
+	[ "$status" -eq 2 ]
+	[ "$output" = "kernel-doc: no scripts/kernel-doc in $WF_REPO" ]
+}
+
+@test "the runner picks up codespell and kernel-doc as directories, with no edit to it" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A copy of checks/ without them (kbuild.sh finds tools/ beside checks/).
+	local copy=$BATS_TEST_TMPDIR/wf/checks
+	mkdir -p "$copy"
+	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/wf/tools"
+	for d in "$CHECKS"/*; do
+		case ${d##*/} in codespell | kernel-doc) continue ;; esac
+		cp -r "$d" "$copy/"
+	done
+	WF_CHECKS_DIR=$copy validate -c checkpatch
+	[ "$status" -eq 0 ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$copy/"
+	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	for check in codespell kernel-doc; do [ "$(cell 1 $check)" = pass ]; done
+	head -n 3 "$OUT/report.txt" | tail -n 1 |
+		grep -qE '^# +commit +subject +checkpatch codespell sparse kernel-doc boot +off +nonet +i386 +noproc +qemu *$'
+	# (the report's width, for the record: validate.bats holds it to 100 columns)
+	echo "# report width: $(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" >&3
+}
