@@ -237,8 +237,7 @@ change_series_cover() {
 # recognise a kernel tree, the tiny Makefile of tests/fixtures/validate
 # and the config files that checks/build.sh reads.  Tagged fixture-base;
 # validate base..topic with VALIDATE_RANGE.  The boot command is the
-# fixture's, and so is the guest of the guest check
-# (tests/fixtures/validate/guest-run.sh).
+# fixture's.
 setup_validate_fixture() {
 	local fix=$REPO_ROOT/tests/fixtures/validate
 	setup_fixture
@@ -258,7 +257,6 @@ setup_validate_fixture() {
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
 	export VALIDATE_RANGE=fixture-base..fixture-topic
 	export WF_VALIDATE_BOOT=$fix/boot.sh
-	export WF_VALIDATE_GUEST_RUN=$fix/guest-run.sh
 	add_gen_init_cpio
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
 }
