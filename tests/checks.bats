@@ -13,35 +13,6 @@ setup() {
 	OUT=$BATS_TEST_TMPDIR/out
 }
 
-# validate [ARGS...]: run the validator on the fixture range.
-validate() {
-	run "$CHECKS/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
-}
-
-# cell ROW CHECK: the status of CHECK on commit ROW (1-based).
-cell() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].status" "$OUT/results.json"
-}
-
-# reason ROW CHECK: the summary line of CHECK on commit ROW.
-reason() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].reason" "$OUT/results.json"
-}
-
-# log ROW CHECK: the log file of CHECK on commit ROW.
-log() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].log" "$OUT/results.json"
-}
-
-# commit_with_message FILE SED-SCRIPT SUBJECT BODY: an edit of FILE made
-# by sed, committed with that message.
-commit_with_message() {
-	sed -i "$2" "$WF_REPO/$1"
-	git -C "$WF_REPO" add -f "$1"
-	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
-		commit -q -s -m "$3" -m "$4"
-}
-
 # run_check NAME: checks/NAME/run by hand on the tip of the fixture
 # branch, as the runner would call it (output in $BATS_TEST_TMPDIR/NAME).
 run_check() {
@@ -59,7 +30,7 @@ run_check() {
 		"sysctl: Say where the names come from"
 	validate_commit_edit kernel/names.c 's|we recieve\.|we recieve, all of them.|' "sysctl: Say it of all names"
 	# "acheive" is in codespell's dictionary, not in scripts/spelling.txt.
-	commit_with_message kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name" \
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name" \
 		"To acheive a full probe."
 	validate -c codespell
 	echo "$output"

@@ -13,23 +13,6 @@ setup() {
 	OUT=$BATS_TEST_TMPDIR/out
 }
 
-validate() {
-	run "$CHECKS/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
-}
-
-cell() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].status" "$OUT/results.json"
-}
-
-reason() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].reason" "$OUT/results.json"
-}
-
-# console ROW RESULT: the console log kept with RESULT on commit ROW.
-console() {
-	echo "$(dirname "$(jq -r ".commits[$(($1 - 1))].results[\"$2\"].log" "$OUT/results.json")")/console.log"
-}
-
 # checks_copy: a copy of checks/ in CHECKS_COPY, for a test's edits,
 # beside links to tools/ and qemu-boot/ (the build check's scripts find
 # tools/lib.sh next to their checks directory).

@@ -89,7 +89,7 @@ add_checkpatch_to_fixture() {
 
 # The files of the packaged 6.1 base that the fixtures borrow.
 KERNEL_FILES=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
-	scripts/get_maintainer.pl scripts/kernel-doc usr/gen_init_cpio.c)
+	scripts/get_maintainer.pl scripts/kernel-doc)
 
 # kernel_file PATH DEST: a file of the packaged 6.1 base (one of
 # KERNEL_FILES).  The tarball is read once per version of it and of the
@@ -257,30 +257,41 @@ setup_validate_fixture() {
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
 	export VALIDATE_RANGE=fixture-base..fixture-topic
 	export WF_VALIDATE_BOOT=$fix/boot.sh
-	add_gen_init_cpio
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
 }
 
-# add_gen_init_cpio: the cache's usr/gen_init_cpio, for mkinitramfs.sh
-# (the fixture tarball has no usr/), from the real 6.1 base: compiled once
-# per run of bats.
-add_gen_init_cpio() {
-	local once=$BATS_RUN_TMPDIR/gen_init_cpio
-	if [[ ! -x $once ]]; then
-		kernel_file usr/gen_init_cpio.c "$once.c"
-		gcc -O2 -o "$once.tmp" "$once.c"
-		mv "$once.tmp" "$once"
-	fi
-	mkdir -p "$WF_CACHE/branches/6.1/bin"
-	cp "$once" "$WF_CACHE/branches/6.1/bin/gen_init_cpio"
-}
-
-# validate_commit_edit FILE SED-SCRIPT SUBJECT: commit an edit of FILE made by sed.
+# validate_commit_edit FILE SED-SCRIPT SUBJECT [BODY]: commit an edit of
+# FILE made by sed, with that message.
 validate_commit_edit() {
 	sed -i "$2" "$WF_REPO/$1"
 	git -C "$WF_REPO" add -f "$1"
 	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
-		commit -q -s -m "$3" -m "Why this change is needed."
+		commit -q -s -m "$3" -m "${4:-Why this change is needed.}"
+}
+
+# The validator on the fixture range and its results, for the suites of
+# the checks (validate.bats, checks.bats, configs.bats); OUT is the
+# output directory.
+
+# validate [ARGS...]: run the validator on the fixture range.
+validate() {
+	run "$CHECKS/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
+}
+
+# cell ROW CHECK: the status of CHECK on commit ROW (1-based) in the JSON.
+cell() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].status" "$OUT/results.json"
+}
+
+# reason ROW CHECK: the reason (the check's summary line) of CHECK on
+# commit ROW.
+reason() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].reason" "$OUT/results.json"
+}
+
+# log ROW CHECK: the log file of CHECK on commit ROW.
+log() {
+	jq -r ".commits[$(($1 - 1))].results[\"$2\"].log" "$OUT/results.json"
 }
 
 # use_boot_kernel WHAT: KERNEL is the boot-config kernel of the real

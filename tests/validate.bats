@@ -21,27 +21,6 @@ teardown() {
 	fi
 }
 
-# validate [ARGS...]: run the validator on the fixture range.
-validate() {
-	run "$CHECKS/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
-}
-
-# cell ROW CHECK: the status of CHECK on commit ROW (1-based) in the JSON.
-cell() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].status" "$OUT/results.json"
-}
-
-# reason ROW CHECK: the reason (the check's summary line) of CHECK on
-# commit ROW.
-reason() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].reason" "$OUT/results.json"
-}
-
-# log ROW CHECK: the log file of CHECK on commit ROW.
-log() {
-	jq -r ".commits[$(($1 - 1))].results[\"$2\"].log" "$OUT/results.json"
-}
-
 # html_matches_json: report.html has a row per commit and one cell per
 # result, of the class of its status in results.json, linking its log.
 html_matches_json() {
