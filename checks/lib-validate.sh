@@ -83,3 +83,20 @@ vl_nearly_full() {
 	avail=$(df -Pk "${d:-/}" 2>/dev/null | awk 'NR == 2 { print $4 }')
 	[[ -n $avail && $avail -lt 1024 ]]
 }
+
+# vl_every SECONDS FUNC ARGS...: call FUNC ARGS every SECONDS, for ever;
+# run it in the background and end it with TERM.  No trap, no sleep
+# child: it waits in the builtin read, on a pipe that never delivers, so
+# TERM's default action ends it at once wherever it is.  (A TERM trap
+# that ran while FUNC expanded a command substitution failed in bash
+# 5.2 with "trap: unexpected EOF while looking for matching `)'" and left
+# the loop running.)
+vl_every() {
+	local every=$1 fd
+	shift
+	exec {fd}<> <(:)
+	while :; do
+		read -r -t "$every" -u "$fd" _ || true
+		"$@"
+	done
+}

@@ -319,19 +319,18 @@ progress() {
 }
 
 # heartbeat I RESULT LOG: every EVERY seconds, that RESULT still runs,
-# for how long, and the last line of its LOG.  Run in the background;
-# TERM ends it and its sleep at once.
+# for how long, and the last line of its LOG.  Run in the background
+# (vl_every); TERM ends it at once.
 heartbeat() {
-	local start=$SECONDS line nap=''
-	trap '[[ -z $nap ]] || kill "$nap" 2>/dev/null; exit 0' TERM
-	while :; do
-		sleep "$EVERY" &
-		nap=$!
-		wait "$nap" || true
-		line=$(tail -n 1 "$3" 2>/dev/null | tr -d '\r' | cut -c1-60) || line=''
-		printf '%s: [%7s] %s %-10s still running (%s)%s\n' "$WF_PROG" "$(label "$1")" "${COMMITS[$1]:0:12}" \
-			"$2" "$(vl_elapsed $((SECONDS - start)))" "${line:+: $line}" >&2
-	done
+	vl_every "$EVERY" beat "$1" "$2" "$3" "$SECONDS"
+}
+
+# beat I RESULT LOG START: one line of the heartbeat.
+beat() {
+	local line
+	line=$(tail -n 1 "$3" 2>/dev/null | tr -d '\r' | cut -c1-60) || line=''
+	printf '%s: [%7s] %s %-10s still running (%s)%s\n' "$WF_PROG" "$(label "$1")" "${COMMITS[$1]:0:12}" \
+		"$2" "$(vl_elapsed $((SECONDS - $4)))" "${line:+: $line}" >&2
 }
 
 # ---------------------------------------------------------------- worktree

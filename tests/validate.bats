@@ -299,3 +299,26 @@ CHECK
 	[ "$(jq '.commits[0].results.off.cached' "$OUT/results.json")" = false ]
 	[ "$(jq '.commits[0].results.checkpatch.cached' "$OUT/results.json")" = true ]
 }
+
+@test "validate: the heartbeat stops on TERM without a word, whenever the TERM comes" {
+	# A kill that lands while the heartbeat expands a command
+	# substitution: bash 5.2 ran a TERM trap there as if inside the
+	# substitution ("trap: line 2: unexpected EOF while looking for
+	# matching `)'", seen once in a 2-hour run).  A hundred kills at
+	# random moments of a fast heartbeat hit that window.
+	run bash -c '. "$1/checks/lib-validate.sh"
+		beat() { local x; x=$(echo "$(echo a)" | cut -c1); printf "%s\n" "$(echo "$x")" >/dev/null; }
+		for i in $(seq 100); do
+			vl_every 0.001 beat &
+			p=$!
+			sleep "0.0$((RANDOM % 5 + 1))"
+			kill "$p"
+			for _ in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+			if kill -0 "$p" 2>/dev/null; then echo "the heartbeat outlived its TERM"; kill -KILL "$p"; fi
+			wait "$p" 2>/dev/null || true
+		done
+		pgrep -P $$ sleep || true' _ "$REPO_ROOT"
+	echo "$output" | sort | uniq -c
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
