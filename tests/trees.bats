@@ -124,6 +124,10 @@ other_tarball() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$output" = "other-base: error: apt knows no linux-source-6.1 nonsense (see: apt-cache madison linux-source-6.1)" ]
+	# Refused before it began: the next run finds no interrupted run.
+	run "$TOOLS/other-base.sh" nonsense
+	[ "$status" -eq 1 ]
+	[ "$output" = "other-base: error: apt knows no linux-source-6.1 nonsense (see: apt-cache madison linux-source-6.1)" ]
 	run make -s -C "$REPO_ROOT" other-base
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "make other-base: BASE= is needed (a version apt knows, a .deb or a .tar.xz)" ]

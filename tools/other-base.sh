@@ -43,11 +43,24 @@ unpack_deb() {
 	rm -rf "$dir/x"
 }
 
+# check_source SRC VERSION: refuse a SRC (a .deb, a tarball, a version)
+# that cannot be imported, before the run begins: bad input leaves no
+# marker of a run behind.
+check_source() {
+	case $1 in
+	*.deb | *.tar.xz)
+		[[ -r $1 ]] || die "$1 not found"
+		[[ $1 == *.deb || -n $2 ]] || die "-V VERSION is needed with a tarball" ;;
+	*)
+		[[ -z $2 ]] || usage
+		apt-cache madison "$TOPIC_PACKAGE" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
+			grep -qxF "$1" || die "apt knows no $TOPIC_PACKAGE $1 (see: apt-cache madison $TOPIC_PACKAGE)" ;;
+	esac
+}
+
 # download VERSION: the .deb of that version, from apt.
 download() {
 	local ver=$1 debs=$WF_CACHE/debs deb
-	apt-cache madison "$TOPIC_PACKAGE" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
-		grep -qxF "$ver" || die "apt knows no $TOPIC_PACKAGE $ver (see: apt-cache madison $TOPIC_PACKAGE)"
 	mkdir -p "$debs"
 	deb=$(find "$debs" -name "${TOPIC_PACKAGE}_${ver//:/%3a}_*.deb" | head -n 1)
 	if [[ -z $deb ]]; then
@@ -75,6 +88,7 @@ main() {
 	src=$1
 	parse_branches
 	mapfile -t patches < <(patch_files)
+	check_source "$src" "$ver"
 	wf_lock other-base
 	wf_run_begin other-base
 	tmp=$SCRATCH_DIR
@@ -90,16 +104,12 @@ main() {
 	trap 'rm -rf "$SCRATCH_DIR"' EXIT
 	case $src in
 	*.deb)
-		[[ -r $src ]] || die "$src not found"
 		[[ -n $ver ]] || ver=$(dpkg-deb -f "$src" Version)
 		unpack_deb "$src" "$tmp" ;;
 	*.tar.xz)
-		[[ -r $src ]] || die "$src not found"
-		[[ -n $ver ]] || die "-V VERSION is needed with a tarball"
 		# -p: the import's commit date is the tarball's mtime.
 		cp -p "$src" "$tmp/$TOPIC_PACKAGE.tar.xz" ;;
 	*)
-		[[ -z $ver ]] || usage
 		ver=$src
 		# Not inside unpack_deb's arguments: a failure must stop here.
 		src=$(download "$ver")
