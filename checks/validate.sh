@@ -84,6 +84,12 @@ parse_conf() {
 			done
 			C_CONFIGS[$name]=" $rest " ;;
 		needs) C_NEEDS[$name]=$rest ;;
+		keep) [[ -n $rest ]] || bad_input "$file:$lineno: 'keep' takes paths in the build directory"
+			for word in $rest; do
+				[[ $word != /* && /$word/ != */../* ]] ||
+					bad_input "$file:$lineno: keep '$word': a path inside the build directory"
+			done
+			C_KEEP[$name]+="$rest " ;;
 		uses) for word in $rest; do
 				[[ -e $WF_HOME/$word ]] || bad_input "$file:$lineno: '$word' does not exist in $WF_HOME"
 			done
@@ -103,8 +109,8 @@ load_checks() {
 	local -a names
 	# shellcheck disable=SC2034 # C_baseline, C_compare, C_build_dir, C_KEYMSG: read through flag()
 	declare -gA C_ORDER=() C_per_config=() C_baseline=() C_compare=() C_build_dir=() C_CONFIG=() \
-		C_CONFIGS=() C_NEEDS=() C_USES=() C_VERSIONS=() C_KEYMSG=() R_CHECK=() R_CONFIG=() R_OF=() \
-		R_NEEDS=()
+		C_CONFIGS=() C_NEEDS=() C_USES=() C_VERSIONS=() C_KEYMSG=() C_KEEP=() R_CHECK=() R_CONFIG=() \
+		R_OF=() R_NEEDS=()
 	[[ -r $MATRIX ]] || bad_input "cannot read the config matrix $MATRIX"
 	mapfile -t PER_COMMIT < <(vl_matrix_configs "$MATRIX")
 	names=()
@@ -117,6 +123,8 @@ load_checks() {
 		parse_conf "$name" "$dir/conf"
 		[[ ${C_per_config[$name]:+1}${C_CONFIGS[$name]:+1}${C_CONFIG[$name]:+1} != 1?* ]] ||
 			bad_input "$dir/conf: declare one of 'per-config', 'configs' and 'config'"
+		[[ -z ${C_KEEP[$name]:-} || -n ${C_build_dir[$name]:-} ]] ||
+			bad_input "$dir/conf: 'keep' names files of the build directory: declare 'build-dir'"
 		names+=("$name")
 	done
 	[[ ${#names[@]} -gt 0 ]] || bad_input "no check directories in $CHECKS_DIR"
@@ -171,6 +179,50 @@ flag() {
 # needs RESULT: the result RESULT needs at the same commit, or nothing.
 needs() {
 	printf '%s' "${R_NEEDS[$1]:-}"
+}
+
+# keeps RESULT: the paths of its build directory that RESULT keeps with
+# a usable result (its check's 'keep'), or nothing.
+keeps() {
+	printf '%s' "${C_KEEP[${R_CHECK[$1]}]:-}"
+}
+
+# given_kept RESULT: "1" when the result RESULT needs keeps files (RESULT
+# then gets those instead of a build directory), else nothing.
+given_kept() {
+	local dep
+	dep=$(needs "$1")
+	[[ -z $dep || -z ${C_KEEP[${R_CHECK[$dep]}]:-} ]] || echo 1
+}
+
+# kept_dir RESULT I: where RESULT's result at commit I keeps its files.
+kept_dir() {
+	printf '%s/%s/%s/kept' "$RESULTS" "$1" "${KEY[$1,$2]}"
+}
+
+# has_kept RESULT DIR: true when the result in DIR holds every file
+# RESULT keeps.
+has_kept() {
+	local p
+	for p in $(keeps "$1"); do
+		[[ -f $2/kept/$p ]] || return 1
+	done
+}
+
+# given_build RESULT I: the WF_CHECK_BUILD of RESULT at commit I: its
+# own build directory, or what the result it needs gives: the files that
+# result kept at this commit (a tree of their paths), or its build
+# directory (brought to this commit).
+given_build() {
+	local own='' kept
+	# shellcheck disable=SC2310 # its status is its answer
+	flag "$1" build_dir && own=1
+	kept=$(given_kept "$1")
+	if [[ -z $own && -n $kept ]]; then
+		kept_dir "$(needs "$1")" "$2"
+		return
+	fi
+	build_dir "$1"
 }
 
 # build_dir RESULT: the build directory RESULT's check gets (its own, or
@@ -362,8 +414,10 @@ goto_commit() {
 # the foreground, in the runner's process group: Ctrl-C or a kill of the
 # group stops it with the runner.
 run_check() {
-	local r=$1 i=$2 out=$3 prev=$4 bdir run
-	bdir=$(build_dir "$r")
+	local r=$1 i=$2 out=$3 prev=$4 bdir='' run given
+	# shellcheck disable=SC2310 # its status is its answer
+	if flag "$r" build_dir || [[ -z $(given_kept "$r") ]]; then bdir=$(build_dir "$r"); fi
+	given=$(given_build "$r" "$i")
 	run=$CHECKS_DIR/${R_CHECK[$r]}/run
 	goto_commit "$i"
 	if [[ -n $bdir ]]; then
@@ -374,7 +428,7 @@ run_check() {
 	heartbeat "$i" "$r" "$out/log" &
 	BEAT_PID=$!
 	local -a env=(env WF_HOME="$WF_HOME" WF_CACHE="$WF_CACHE" WF_CHECK_NAME="$r" WF_CHECK_SRC="$TREE"
-		WF_CHECK_BUILD="$bdir" WF_CHECK_COMMIT="${COMMITS[$i]}" WF_CHECK_PARENT="${PARENTS[$i]}"
+		WF_CHECK_BUILD="$given" WF_CHECK_COMMIT="${COMMITS[$i]}" WF_CHECK_PARENT="${PARENTS[$i]}"
 		WF_CHECK_CONFIG="${R_CONFIG[$r]}" WF_CHECK_OUT="$out" WF_CHECK_PREV="$prev")
 	# (a redirection that fails, on a full disk, fails the command: RC says so)
 	if [[ ${WF_VERBOSE:-0} == 1 ]]; then
@@ -413,7 +467,7 @@ sync_build() {
 # what it must: nothing for a baseline, the commit it compares with, or
 # this commit for a check that needs another's build.
 prepare_build() {
-	local r=$1 i=$2 dep dep_dir
+	local r=$1 i=$2 dep dep_dir kept
 	# shellcheck disable=SC2310 # its status is its answer
 	if flag "$r" build_dir; then
 		if [[ $i -eq 0 ]]; then
@@ -424,9 +478,27 @@ prepare_build() {
 		fi
 	fi
 	dep=$(needs "$r")
-	[[ -n $dep ]] || return 0
+	kept=$(given_kept "$r")
+	[[ -n $dep && -z $kept ]] || return 0
 	dep_dir=$(build_dir "$dep")
 	[[ -z $dep_dir ]] || sync_build "$dep" "$i" "$i"
+}
+
+# keep_files RESULT OUT: copy the files RESULT keeps from its build
+# directory into OUT/kept; an error (a file the check did not leave, a
+# full disk) is an infrastructure error: prints why, or nothing.
+keep_files() {
+	local r=$1 out=$2 bdir p
+	bdir=$(build_dir "$r")
+	for p in $(keeps "$r"); do
+		if [[ ! -f $bdir/$p ]]; then
+			echo "the check left no $p in $bdir to keep"
+			return 0
+		fi
+		mkdir -p "$(dirname "$out/kept/$p")" 2>/dev/null && cp "$bdir/$p" "$out/kept/$p" 2>/dev/null && continue
+		echo "cannot keep $p: no space left on device in $out"
+		return 0
+	done
 }
 
 # infra_reason RESULT I OUT: why the check could not run, when it could
@@ -465,7 +537,8 @@ check_result() {
 	key=$(result_key "$r" "$i")
 	KEY[$r,$i]=$key
 	dir=$RESULTS/$r/$key
-	if [[ -f $dir/status ]]; then
+	# shellcheck disable=SC2310 # its status is its answer
+	if [[ -f $dir/status ]] && { [[ ! -e $dir/state ]] || has_kept "$r" "$dir"; }; then
 		set_cell "$i" "$r" "$(cat "$dir/status")" 1 "$(head -n 1 "$dir/summary")" "$dir/log"
 	else
 		prepare_build "$r" "$i"
@@ -474,6 +547,7 @@ check_result() {
 		run_check "$r" "$i" "$tmp" "$prev"
 		summary=$(head -n 1 "$tmp/summary" 2>/dev/null | cut -c1-300) || summary=''
 		reason=$(infra_reason "$r" "$i" "$tmp")
+		if [[ -z $reason && -e $tmp/state && -n $(keeps "$r") ]]; then reason=$(keep_files "$r" "$tmp"); fi
 		case $RC in
 		0) st=pass ;;
 		125) st=skip ;;
