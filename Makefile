@@ -112,7 +112,8 @@ test-tools: deps
 lint:
 	@shellcheck -x --enable=check-set-e-suppressed tools/*.sh checks/*.sh checks/*/run \
 		checks/*/*.sh checks/sparse/sparse-cc checks/qemu/boot qemu-boot/*.sh \
-		tests/*.sh .ci/run tests/*.bats tests/*.bash tests/fixtures/validate/boot.sh
+		tests/*.sh .ci/run tests/*.bats tests/*.bash tests/fixtures/validate/boot.sh \
+		tests/fixtures/validate/guest-run.sh
 
 ## clean: remove this checkout's output (the cache stays; WF_CACHE names it)
 clean:

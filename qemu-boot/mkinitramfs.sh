@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Build the initramfs that the boot check runs.
 #
-#   qemu-boot/mkinitramfs.sh [-i INIT] -o OUT [PROGRAM...]
+#   qemu-boot/mkinitramfs.sh [-i INIT | -3] [-n] -o OUT [PROGRAM...]
 #
 # /init is the smoke test (qemu-boot/smoke.c, built static) unless -i names
-# another static program.  A 32-bit build of the smoke test and every
-# PROGRAM given go to /tests, where /init runs them in name order and
-# reports each as one TAP line.  The cpio is made with the kernel's own
+# another static program; -3 makes it the 32-bit build of the smoke test,
+# for a native 32-bit kernel (which cannot run a 64-bit /init).  A 32-bit
+# build of the smoke test (unless -n) and every PROGRAM given go to
+# /tests, where /init runs them in name order and reports each as one TAP
+# line.  The cpio is made with the kernel's own
 # usr/gen_init_cpio, built from the base source in the cache.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -16,7 +18,7 @@ BIN=$WF_CACHE/bin
 CFLAGS=(-static -Os -Wall -Wextra -Werror)
 
 usage() {
-	echo "usage: $0 [-i INIT] [-n] -o OUT [PROGRAM...]" >&2
+	echo "usage: $0 [-i INIT | -3] [-n] -o OUT [PROGRAM...]" >&2
 	exit 2
 }
 
@@ -42,19 +44,25 @@ gen_init_cpio() {
 }
 
 main() {
-	local init='' out='' with32=1 prog cpio
-	while getopts 'i:o:n' opt; do
+	local init='' out='' with32=1 init32=0 prog cpio
+	while getopts 'i:o:n3' opt; do
 		case $opt in
 		i) init=$OPTARG ;;
 		o) out=$OPTARG ;;
 		n) with32=0 ;;
+		3) init32=1 ;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
 	[[ -n $out ]] || usage
+	[[ -z $init || $init32 -eq 0 ]] || usage
 	mkdir -p "$BIN"
 	build_if_stale "$BIN/smoke" "$WF_HOME/qemu-boot/smoke.c" "${CFLAGS[@]}"
+	if [[ $init32 -eq 1 || $with32 -eq 1 ]]; then
+		build_if_stale "$BIN/smoke32" "$WF_HOME/qemu-boot/smoke.c" -m32 "${CFLAGS[@]}"
+	fi
+	[[ $init32 -eq 0 ]] || init=$BIN/smoke32
 	[[ -n $init ]] || init=$BIN/smoke
 	[[ -f $init ]] || die "init program $init does not exist"
 	LIST=$(mktemp)
@@ -66,7 +74,6 @@ main() {
 		echo "dir /tests 0755 0 0"
 		echo "file /init $init 0755 0 0"
 		if [[ $with32 -eq 1 ]]; then
-			build_if_stale "$BIN/smoke32" "$WF_HOME/qemu-boot/smoke.c" -m32 "${CFLAGS[@]}"
 			echo "file /tests/00-smoke32 $BIN/smoke32 0755 0 0"
 		fi
 		for prog in "$@"; do

@@ -18,6 +18,17 @@
  *    skip, counted in the "translated" diagnostic), or ENOENT when the
  *    file does not exist;
  *  - the argument checks: bad nlen -> ENOTDIR, bad pointers -> EFAULT.
+ *
+ * What a kernel config promises beyond that comes in the environment
+ * variable SMOKE_EXPECT (for /init, the kernel parameter SMOKE_EXPECT=...:
+ * the kernel passes an unknown key=value parameter to init's environment,
+ * and the programs of /tests inherit it):
+ *  - unset or empty: nothing more (the checks above, unchanged);
+ *  - "enosys" (CONFIG_SYSCTL_SYSCALL=n): one more test, that sysctl(2)
+ *    is absent (ENOSYS), which fails when it answers;
+ *  - "noproc" (CONFIG_PROC_SYSCTL=n): that test, and /proc/sys is absent
+ *    in place of the /proc/sys/kernel/ostype test.
+ * Any other value fails a test.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -409,13 +420,39 @@ static void run_tests_dir(void)
 		free(list);
 }
 
+/* /proc/sys is not there at all (CONFIG_PROC_SYSCTL=n). */
+static void check_proc_absent(void)
+{
+	struct stat st;
+	int ret = stat("/proc/sys", &st);
+
+	tap(ret < 0 && errno == ENOENT, NULL,
+	    "/proc/sys is absent, as SMOKE_EXPECT=noproc says (%s)",
+	    ret < 0 ? strerror(errno) : "it is there");
+}
+
 static void run_checks(void)
 {
 	int present = syscall_present();
+	const char *expect = getenv("SMOKE_EXPECT");
 	size_t i;
 
 	diag("sysctl(2) is %s", present ? "present" : "absent (ENOSYS)");
-	check_proc_ostype();
+	if (!expect || !*expect) {
+		check_proc_ostype();
+	} else if (!strcmp(expect, "enosys") || !strcmp(expect, "noproc")) {
+		tap(!present, NULL,
+		    "sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=%s says%s",
+		    expect, present ? ": it answers" : "");
+		if (!strcmp(expect, "noproc"))
+			check_proc_absent();
+		else
+			check_proc_ostype();
+	} else {
+		tap(0, NULL, "SMOKE_EXPECT=%s: unknown (enosys, noproc or empty)",
+		    expect);
+		check_proc_ostype();
+	}
 	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 		check_probe(&probes[i], present);
 	check_arguments(present);

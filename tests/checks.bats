@@ -136,16 +136,16 @@ run_check() {
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$copy/"
 	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","qemu"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	for check in codespell kernel-doc; do [ "$(cell 1 $check)" = pass ]; done
 	# Their columns in the report's tables (as many as 100 columns need),
 	# in the runner's order.
 	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc qemu" ]
+		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc qemu guest-off guest-nonet guest-i386 guest-noproc" ]
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }

@@ -1,9 +1,14 @@
 #!/usr/bin/env bats
 # Tests of the checks that run per config of configs/matrix.txt besides
 # the build: the runner's "configs" declaration (results named
-# <check>-<config>, "needs build" as the build of the same config), on
-# the fixture kernel of validate.bats.  (The guest check that boots the
-# other configs is on branch issue11-configs, not merged yet.)
+# <check>-<config>, "needs build" as the build of the same config) and the
+# guest check (checks/guest: the off, nonet, i386 and noproc kernels
+# booted with the smoke test and what their config promises), on the
+# fixture kernel of validate.bats and its fixture guest
+# (tests/fixtures/validate/guest-run.sh: the initramfs' /init run on this
+# host).  Each expectation must fail on the commit that breaks it.
+# WF_TEST_KERNELS=DIR (DIR/<config>.bzImage, copies of real kernels)
+# adds real boots of the four configs.
 
 load test_helper
 bats_require_minimum_version 1.5.0
@@ -45,19 +50,20 @@ CHECK
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = \
-		'["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","qemu","probe-boot","probe-i386"]' ]
+		'["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
 	[ "$(reason 1 probe-boot)" = "probe-boot: config boot, build boot, 64-bit" ]
 	[ "$(reason 1 probe-i386)" = "probe-i386: config i386, build i386, 32-bit" ]
 	# -c probe selected its two results and the builds they need, no more.
 	[ "$(cell 1 boot)" = pass ]
 	[ "$(cell 1 i386)" = pass ]
 	[ "$(cell 1 off)" = skip ]
-	# Every column within 100: the columns that do not fit go to another
-	# table, with the same rows, in the runner's order.
+	[ "$(cell 1 guest-off)" = skip ]
+	# Every column within 100: the columns that do not fit go to a second table.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
-	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -ge 2 ]
-	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc qemu probe-boot probe-i386" ]
+	# (a subject of at least 20 columns: 7, 6 and 3 columns)
+	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 3 ]
+	grep -qE '^#   commit +subject +i386 +noproc qemu +guest-off guest-nonet guest-i386$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +guest-noproc probe-boot probe-i386$' "$OUT/report.txt"
 	# The declarations a runner must refuse, in one line each.
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
@@ -122,4 +128,124 @@ CHECK
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: $CHECKS_COPY/probe/conf:3: keep '../vmlinux': a path inside the build directory" ]
+}
+
+@test "guest: off and noproc fail on the commit whose sysctl(2) answers without CONFIG_SYSCTL_SYSCALL" {
+	command -v strace >/dev/null || skip "no strace to make the fixture's sysctl(2) answer"
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/#ifndef CONFIG_SYSCTL_SYSCALL\n\tprintf("fixture: sysctl(2) answers\\n");\n#endif\n&/' \
+		"sysctl: Answer even when the option is off"
+	validate_commit_edit kernel/main.c '/^#ifndef CONFIG_SYSCTL_SYSCALL$/,/^#endif$/d' "sysctl: Answer only when the option is on"
+	validate -c guest
+	echo "$output"
+	[ "$status" -eq 1 ]
+	for row in 1 2 3; do
+		[ "$(cell $row guest-nonet)" = pass ]
+		[ "$(cell $row guest-i386)" = pass ]
+	done
+	[ "$(cell 1 guest-off)" = pass ]
+	[ "$(cell 2 guest-off)" = fail ]
+	[ "$(cell 3 guest-off)" = pass ]
+	[ "$(cell 2 guest-noproc)" = fail ]
+	[ "$(cell 3 guest-noproc)" = pass ]
+	[ "$(reason 1 guest-off)" = "boots; the smoke test passes (x86_64 /init, SMOKE_EXPECT=enosys), 0 of 13 names translated" ]
+	[[ $(reason 2 guest-off) == "boot failed (x86_64 /init, SMOKE_EXPECT=enosys): FAIL: "*" test(s) failed: not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=enosys says: it answers" ]]
+	[[ $(reason 2 guest-noproc) == *"not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=noproc says: it answers" ]]
+	grep -q '^# sysctl(2) is present$' "$(console 2 guest-off)"
+	grep -q '^# sysctl(2) is absent (ENOSYS)$' "$(console 3 guest-off)"
+}
+
+@test "guest: noproc passes without /proc/sys, fails on the commit where it appears, and needs its expectation" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/#ifndef CONFIG_PROC_SYSCTL\n\tprintf("fixture: \/proc\/sys\\n");\n#endif\n&/' \
+		"sysctl: Register /proc/sys without PROC_SYSCTL"
+	validate_commit_edit kernel/main.c '/^#ifndef CONFIG_PROC_SYSCTL$/,/^#endif$/d' "sysctl: Register /proc/sys only with PROC_SYSCTL"
+	validate -c guest-noproc,guest-off
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 guest-noproc)" = pass ]
+	[ "$(cell 2 guest-noproc)" = fail ]
+	[ "$(cell 3 guest-noproc)" = pass ]
+	for row in 1 2 3; do [ "$(cell $row guest-off)" = pass ]; done
+	grep -q '^ok 2 - /proc/sys is absent, as SMOKE_EXPECT=noproc says (No such file or directory)$' "$(console 1 guest-noproc)"
+	[[ $(reason 2 guest-noproc) == *"FAIL: 1 test(s) failed: not ok 2 - /proc/sys is absent, as SMOKE_EXPECT=noproc says (it is there)" ]]
+	# Without its row's expectation, the smoke test's own contract
+	# (/proc/sys/kernel/ostype) fails every commit of noproc.
+	checks_copy
+	sed -i 's/^noproc .*/noproc    -/' "$CHECKS_COPY/guest/expect"
+	WF_CHECKS_DIR=$CHECKS_COPY validate -c guest-noproc
+	[ "$status" -eq 1 ]
+	[[ $(reason 1 guest-noproc) == "boot failed (x86_64 /init): FAIL: 1 test(s) failed: not ok 1 - /proc/sys/kernel/ostype reads Linux"* ]]
+	[ "$(cell 3 guest-noproc)" = fail ]
+	# A config of "configs" without a row cannot be checked: infra.
+	sed -i '/^noproc /d' "$CHECKS_COPY/guest/expect"
+	WF_CHECKS_DIR=$CHECKS_COPY validate -c guest-noproc
+	[ "$status" -eq 3 ]
+	grep -qxF "no row for the config 'noproc' in $CHECKS_COPY/guest/expect" \
+		"$WF_CACHE"/branches/6.1/validate/results/infra/guest-noproc/1/summary
+}
+
+@test "guest: the i386 guest's /init is the 32-bit smoke test; a 64-bit /init fails it" {
+	"$QEMU_BOOT/mkinitramfs.sh" -3 -n -o "$BATS_TEST_TMPDIR/i386.cpio"
+	mkdir "$BATS_TEST_TMPDIR/root"
+	(cd "$BATS_TEST_TMPDIR/root" && cpio -id --quiet) <"$BATS_TEST_TMPDIR/i386.cpio"
+	# ELF class 1 (32-bit), machine 3 (i386); nothing in /tests.
+	[ "$(od -An -tu1 -j4 -N1 "$BATS_TEST_TMPDIR/root/init" | tr -d ' ')" -eq 1 ]
+	[ "$(od -An -tu2 -j18 -N2 "$BATS_TEST_TMPDIR/root/init" | tr -d ' ')" -eq 3 ]
+	[[ $(file -b "$BATS_TEST_TMPDIR/root/init") == "ELF 32-bit LSB executable, Intel 80386"* ]]
+	[ -z "$(ls "$BATS_TEST_TMPDIR/root/tests")" ]
+	run "$QEMU_BOOT/mkinitramfs.sh" -3 -i /bin/true -o "$BATS_TEST_TMPDIR/x.cpio"
+	[ "$status" -eq 2 ]
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate -c guest-i386,guest-nonet
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 1 guest-i386)" = "boots; the smoke test passes (i386 /init), 0 of 13 names translated" ]
+	grep -q 'fixture: /init is ELF32$' "$(console 1 guest-i386)"
+	grep -q 'fixture: /init is ELF64$' "$(console 1 guest-nonet)"
+	# A guest check that took i386 for x86_64 would give it a 64-bit /init.
+	checks_copy
+	sed -i 's/^i386 .*/i386      x86_64   i386.config/' "$CHECKS_COPY/configs/matrix.txt"
+	WF_CHECKS_DIR=$CHECKS_COPY validate -c guest-i386
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(reason 1 guest-i386)" = "boot failed (x86_64 /init): FAIL: kernel reported: [    0.000000] Kernel panic - not syncing: No working init found." ]
+}
+
+@test "smoke: SMOKE_EXPECT=enosys fails where sysctl(2) answers; an unknown value fails; empty is the default" {
+	gcc -static -Os -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/smoke" "$QEMU_BOOT/smoke.c"
+	# Built with getpid() in place of sysctl(2): a sysctl(2) that answers.
+	gcc -static -Os -Wall -Wextra -Werror -DSMOKE_SYSCTL_NR=39 \
+		-o "$BATS_TEST_TMPDIR/smoke-answers" "$QEMU_BOOT/smoke.c"
+	SMOKE_EXPECT=enosys run "$BATS_TEST_TMPDIR/smoke-answers"
+	[ "$status" -eq 1 ]
+	[ "${lines[2]}" = "not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=enosys says: it answers" ]
+	SMOKE_EXPECT=noproc run "$BATS_TEST_TMPDIR/smoke"
+	[ "$status" -eq 1 ]
+	[[ $output == *"not ok 2 - /proc/sys is absent, as SMOKE_EXPECT=noproc says (it is there)"* ]]
+	SMOKE_EXPECT=enosis run "$BATS_TEST_TMPDIR/smoke"
+	[ "$status" -eq 1 ]
+	[[ $output == *"not ok 1 - SMOKE_EXPECT=enosis: unknown (enosys, noproc or empty)"* ]]
+	# Unset and empty give the same lines (the qemu check's, the
+	# kselftest's): no test is added.
+	run env -u SMOKE_EXPECT "$BATS_TEST_TMPDIR/smoke"
+	unset_out=$output
+	SMOKE_EXPECT='' run "$BATS_TEST_TMPDIR/smoke"
+	[ "$output" = "$unset_out" ]
+	[[ $output == *"1..21"* ]]
+}
+
+@test "guest: the real kernels of WF_TEST_KERNELS boot with their expectations" {
+	[[ -n ${WF_TEST_KERNELS:-} ]] || skip "WF_TEST_KERNELS names no directory of real kernels"
+	unset WF_VALIDATE_GUEST_RUN
+	for cfg in off nonet i386 noproc; do
+		build=$BATS_TEST_TMPDIR/build/$cfg
+		mkdir -p "$build/arch/x86/boot" "$BATS_TEST_TMPDIR/out-$cfg"
+		cp "$WF_TEST_KERNELS/$cfg.bzImage" "$build/arch/x86/boot/bzImage"
+		run --separate-stderr env WF_CHECK_CONFIG="$cfg" WF_CHECK_BUILD="$build" WF_CHECK_OUT="$BATS_TEST_TMPDIR/out-$cfg" \
+			WF_CHECK_PREV='' WF_CACHE="$WF_CACHE/branches/6.1" WF_HOME="$REPO_ROOT" "$CHECKS/guest/run"
+		echo "$cfg: $output"
+		[ "$status" -eq 0 ]
+		[[ $output == "boots; the smoke test passes"* ]]
+	done
 }

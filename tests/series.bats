@@ -58,22 +58,22 @@ setup_file() {
 	grep -q '^ok .* - /tests/sysctl_syscall_32$' "$log"
 }
 
-@test "series: every commit passes checkpatch, codespell, sparse, kernel-doc, the build matrix and the boot" {
+@test "series: every commit passes checkpatch, codespell, sparse, kernel-doc, the build matrix and the boots" {
 	local c repo=$WF_CACHE/branches/6.1/linux
 	run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/validate"
 	echo "$output" | grep -v '^validate: \[' | tail -n 40
 	[ "$status" -eq 0 ]
-	[[ $output == *"$((NPATCHES * 10)) result(s): 0 failed"* ]]
+	[[ $output == *"$((NPATCHES * 14)) result(s): 0 failed"* ]]
 	json=$BATS_TEST_TMPDIR/validate/results.json
-	# One entry per commit of the branch, in order, each with the ten
+	# One entry per commit of the branch, in order, each with the fourteen
 	# checks, every one passed, but kernel-doc on a commit that touches no
 	# C file outside tools/ and Documentation/: skipped there, and only there.
 	diff <(jq -r '.commits[].commit' "$json") \
 		<(git -C "$repo" rev-list --reverse --first-parent "$(jq -r .range "$json")")
 	jq -e --argjson n "$NPATCHES" '.failed == 0 and (.commits | length) == $n and
 		.checks == ["checkpatch", "codespell", "sparse", "kernel-doc", "boot", "off", "nonet", "i386",
-		            "noproc", "qemu"] and
-		all(.commits[]; (.results | keys | length) == 10 and
+		            "noproc", "qemu", "guest-off", "guest-nonet", "guest-i386", "guest-noproc"] and
+		all(.commits[]; (.results | keys | length) == 14 and
 		    all(.results | to_entries[]; .value.status == "pass" or
 		        (.key == "kernel-doc" and .value.status == "skip")))' "$json"
 	diff <(jq -r '.commits[] | select(.results["kernel-doc"].status == "skip") | .commit' "$json") \

@@ -89,7 +89,7 @@ add_checkpatch_to_fixture() {
 
 # The files of the packaged 6.1 base that the fixtures borrow.
 KERNEL_FILES=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
-	scripts/get_maintainer.pl scripts/kernel-doc)
+	scripts/get_maintainer.pl scripts/kernel-doc usr/gen_init_cpio.c)
 
 # kernel_file PATH DEST: a file of the packaged 6.1 base (one of
 # KERNEL_FILES).  The tarball is read once per version of it and of the
@@ -237,7 +237,8 @@ change_series_cover() {
 # recognise a kernel tree, the tiny Makefile of tests/fixtures/validate
 # and the config files that checks/build.sh reads.  Tagged fixture-base;
 # validate base..topic with VALIDATE_RANGE.  The boot command is the
-# fixture's.
+# fixture's, and so is the guest of the guest check
+# (tests/fixtures/validate/guest-run.sh).
 setup_validate_fixture() {
 	local fix=$REPO_ROOT/tests/fixtures/validate
 	setup_fixture
@@ -257,7 +258,22 @@ setup_validate_fixture() {
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
 	export VALIDATE_RANGE=fixture-base..fixture-topic
 	export WF_VALIDATE_BOOT=$fix/boot.sh
+	export WF_VALIDATE_GUEST_RUN=$fix/guest-run.sh
+	add_gen_init_cpio
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
+}
+
+# add_gen_init_cpio: the cache's usr/gen_init_cpio, for mkinitramfs.sh
+# (the guest check builds an initramfs), compiled once per bats run.
+add_gen_init_cpio() {
+	local once=$BATS_RUN_TMPDIR/gen_init_cpio
+	if [[ ! -x $once ]]; then
+		kernel_file usr/gen_init_cpio.c "$once.c"
+		gcc -O2 -o "$once.tmp" "$once.c"
+		mv "$once.tmp" "$once"
+	fi
+	mkdir -p "$WF_CACHE/branches/6.1/bin"
+	cp "$once" "$WF_CACHE/branches/6.1/bin/gen_init_cpio"
 }
 
 # validate_commit_edit FILE SED-SCRIPT SUBJECT [BODY]: commit an edit of
@@ -292,6 +308,11 @@ reason() {
 # log ROW CHECK: the log file of CHECK on commit ROW.
 log() {
 	jq -r ".commits[$(($1 - 1))].results[\"$2\"].log" "$OUT/results.json"
+}
+
+# console ROW CHECK: the console log a guest check kept on commit ROW.
+console() {
+	echo "$(dirname "$(log "$1" "$2")")/console.log"
 }
 
 # use_boot_kernel WHAT: KERNEL is the boot-config kernel of the real
