@@ -130,6 +130,25 @@ CHECK
 	[ "$output" = "validate: error: $CHECKS_COPY/probe/conf:3: keep '../vmlinux': a path inside the build directory" ]
 }
 
+@test "keep: sparse depends on the build check's scripts, not on its conf" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	checks_copy
+	# The copy's own runner: its 'uses' paths are the copy's.
+	run "$CHECKS_COPY/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	# What the build check keeps is the build results' business only.
+	echo '# edited' >>"$CHECKS_COPY/build/conf"
+	run "$CHECKS_COPY/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.commits[].results.boot.cached]' "$OUT/results.json")" = '[false]' ]
+	[ "$(jq -c '[.commits[].results.sparse.cached]' "$OUT/results.json")" = '[true]' ]
+	# The driver sparse builds with is sparse's too.
+	echo '# edited' >>"$CHECKS_COPY/build/kbuild.sh"
+	run "$CHECKS_COPY/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.commits[].results.sparse.cached]' "$OUT/results.json")" = '[false]' ]
+}
+
 @test "guest: off and noproc fail on the commit whose sysctl(2) answers without CONFIG_SYSCTL_SYSCALL" {
 	command -v strace >/dev/null || skip "no strace to make the fixture's sysctl(2) answer"
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
