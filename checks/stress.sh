@@ -59,8 +59,12 @@ usage() {
 	exit 2
 }
 
+# bad_input MESSAGE: say it in one line; exit 2.  A run that had begun
+# ends here cleanly: its marker goes, or the next run would take this one
+# for an interrupted run and clean up after it.
 bad_input() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
 	exit 2
 }
 
@@ -86,6 +90,7 @@ out_of_space() {
 infra_error() {
 	trap - EXIT
 	printf '%s: infrastructure error: no space left on device in %s\n' "$WF_PROG" "$1" >&2
+	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
 	exit 2
 }
 

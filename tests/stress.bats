@@ -72,6 +72,11 @@ stress() {
 	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -p /no/such/program
 	[ "$status" -eq 2 ]
 	[[ $output == *"error: test program /no/such/program does not exist or is not executable"* ]]
+	# That run had begun (the programs were being built): it ended
+	# cleanly, so the next one finds no interrupted run to clean up.
+	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -p /no/such/program
+	[ "$status" -eq 2 ]
+	[[ $output != *"interrupted run"* ]]
 }
 
 @test "stress: a result is kept by tree, kernel and counts; -f and a new count run again" {
