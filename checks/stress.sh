@@ -45,7 +45,7 @@ set -euo pipefail
 # shellcheck source=checks/lib-validate.sh
 . "$WF_HOME/checks/lib-validate.sh"
 
-STRESS=$WF_HOME/stress
+STRESS=$WF_HOME/qemu-boot
 SELFTEST=tools/testing/selftests/sysctl/sysctl_syscall.c
 CFLAGS=(-static -O2 -Wall -Wextra -Werror)
 # The kselftest is built as checks/boot.sh builds it (the harness is not
@@ -265,7 +265,7 @@ result_key() {
 			"$tree" "$image" "$CALLS" "$SEED" "$SECS" "$TIMEOUT" "$cost" "$APPEND"
 		# What builds, boots and judges the guests: whole directories, as
 		# validate hashes a check's (qemu-boot/ has the smoke test too).
-		for p in stress checks/stress.sh checks/build.sh checks/build qemu-boot; do
+		for p in checks/stress.sh checks/build.sh checks/build qemu-boot; do
 			printf '%s %s\n' "$p" "$(vl_path_hash "$WF_HOME/$p")"
 		done
 		printf 'fragments %s\n' "$(vl_files_hash "$WF_HOME/checks/configs/debug.config" \
