@@ -16,7 +16,7 @@
 # (default 1), -T how long the concurrency test runs (default 10 s), -t
 # the guest's time limit (default 1800 s).  -p adds a static program to
 # the guest's tests; -a adds kernel command line arguments (KEY=VALUE ones
-# reach the programs' environment: STRESS_SYSCTL_NR=N makes them call
+# reach the programs' environment: GUEST_SYSCTL_NR=N makes them call
 # system call N instead, to see them fail); -C skips the cost run on the
 # boot config.  Writes
 # OUTDIR (default $WF_TOP/out/stress): the console logs, summary.txt.
@@ -45,12 +45,9 @@ set -euo pipefail
 # shellcheck source=checks/lib-validate.sh
 . "$WF_HOME/checks/lib-validate.sh"
 
-STRESS=$WF_HOME/qemu-boot
-SELFTEST=tools/testing/selftests/sysctl/sysctl_syscall.c
-CFLAGS=(-static -O2 -Wall -Wextra -Werror)
-# The kselftest is built as checks/boot.sh builds it (the harness is not
-# -Wextra clean).
-SELFTEST_CFLAGS=(-static -O2 -Wall)
+GUEST=$WF_HOME/qemu-boot
+# The guest's /tests, built by qemu-boot/programs.sh.
+PROGRAMS=(kselftest kselftest_32 fuzz fuzz_32 threads threads_32 cost)
 RUNNER=${WF_STRESS_RUN:-$WF_HOME/qemu-boot/run.sh}
 MKINITRAMFS=${WF_STRESS_MKINITRAMFS:-$WF_HOME/qemu-boot/mkinitramfs.sh}
 
@@ -110,39 +107,22 @@ on_exit() {
 	[[ $1 -eq 0 ]] || infra_error_if_full
 }
 
-# compile OUT SRC FLAGS...: a test program, or exit 2 naming SRC.
-compile() {
-	local out=$1 src=$2 err
-	shift 2
-	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-	err=$(gcc "$@" -o "$out" "$src" 2>&1) && return 0
-	printf '%s\n' "$err" >&2
-	[[ $err != *'No space left on device'* ]] || infra_error_if_full "${out%/*}"
-	infra_error_if_full
-	bad_input "cannot compile $src ($*)"
-}
-
-# build_programs: the guest's /tests, in the order /init runs them.
+# build_programs: the guest's /tests, in the order /init runs them, built
+# by qemu-boot/programs.sh into OUT/bin, then the programs of -p.  A full
+# disk there is an infrastructure error; gcc's messages are shown only
+# for another failure.
 build_programs() {
-	local bin=$OUT/bin prog
+	local bin=$OUT/bin prog err
 	rm -rf "$bin"
 	mkdir -p "$bin"
-	PROGS=()
-	if [[ -f $SRC/$SELFTEST ]]; then
-		compile "$bin/10-sysctl_syscall" "$SRC/$SELFTEST" "${SELFTEST_CFLAGS[@]}" \
-			-I"$SRC/tools/testing/selftests" -lpthread
-		compile "$bin/11-sysctl_syscall_32" "$SRC/$SELFTEST" "${SELFTEST_CFLAGS[@]}" -m32 \
-			-I"$SRC/tools/testing/selftests" -lpthread
-		PROGS+=("$bin/10-sysctl_syscall" "$bin/11-sysctl_syscall_32")
-	else
-		info "warning: $SRC has no $SELFTEST: running without the kselftest"
+	if ! err=$("$GUEST/programs.sh" -o "$bin" -s "$SRC" "${PROGRAMS[@]}" 2>&1 >"$bin/.list"); then
+		[[ $err != *'No space left on device'* ]] || infra_error_if_full "$bin"
+		infra_error_if_full
+		printf '%s\n' "$err" >&2
+		bad_input "cannot build the guest programs: $(tail -n 1 <<<"$err")"
 	fi
-	compile "$bin/20-fuzz" "$STRESS/fuzz.c" "${CFLAGS[@]}"
-	compile "$bin/21-fuzz_32" "$STRESS/fuzz.c" "${CFLAGS[@]}" -m32
-	compile "$bin/30-threads" "$STRESS/threads.c" "${CFLAGS[@]}" -pthread
-	compile "$bin/31-threads_32" "$STRESS/threads.c" "${CFLAGS[@]}" -m32 -pthread
-	compile "$bin/40-cost" "$STRESS/cost.c" "${CFLAGS[@]}"
-	PROGS+=("$bin/20-fuzz" "$bin/21-fuzz_32" "$bin/30-threads" "$bin/31-threads_32" "$bin/40-cost")
+	[[ -z $err ]] || printf '%s\n' "$err" >&2
+	mapfile -t PROGS <"$bin/.list"
 	for prog in "${EXTRA[@]}"; do
 		[[ -f $prog && -x $prog ]] || bad_input "test program $prog does not exist or is not executable"
 		cp "$prog" "$bin/50-${prog##*/}"
@@ -172,20 +152,10 @@ reports() {
 	grep -cE -e "$BAD_PATTERNS" "$1" || true
 }
 
-# program_rows LOG: "program result figure" for each program of /tests.
+# program_rows LOG: "program<TAB>result<TAB>figure" for each program of
+# /tests, as qemu-boot/ktap.awk reads the console.
 program_rows() {
-	awk '
-		/^# fuzz: [0-9]+ calls/ { sub(/^# /, ""); fig["fuzz"] = $0 }
-		/^# threads: [0-9]+ calls/ { sub(/^# /, ""); fig["threads"] = $0 }
-		/^# cost: .*ratio=/ { sub(/^# cost: /, ""); fig["cost"] = fig["cost"] (fig["cost"] ? "; " : "") $1 " " $4 " " $6 }
-		/^# # Totals:/ { sub(/^# # /, ""); fig["kselftest"] = $0 }
-		/^(not )?ok [0-9]+ - \/tests\// {
-			res = ($1 == "not") ? "FAIL" : "pass"
-			prog = $NF; sub(/^\/tests\/[0-9]+-/, "", prog); sub(/^\/tests\//, "", prog)
-			kind = prog; sub(/_32$/, "", kind); sub(/^sysctl_syscall$/, "kselftest", kind)
-			printf "%s %s %s\n", prog, res, fig[kind]
-			fig[kind] = ""
-		}' "$1"
+	awk -v mode=rows -f "$GUEST/ktap.awk" "$1"
 }
 
 # summary: the table and the figures, on stdout.
@@ -195,7 +165,7 @@ summary() {
 	for name in "${RUNS[@]}"; do
 		log=$OUT/$name-console.log
 		[[ -r $log ]] || continue
-		while read -r prog res fig; do
+		while IFS=$'\t' read -r prog res fig; do
 			printf '%-8s %-22s %-6s %s\n' "$name" "$prog" "$res" "$fig"
 		done < <(program_rows "$log")
 		nrep=$(reports "$log")
@@ -208,26 +178,10 @@ summary() {
 	fuzz_figures "$OUT/debug-console.log"
 }
 
-# fuzz_figures LOG: what each fuzzer run tried and got, one column per
-# run (the 64-bit and the 32-bit build).
+# fuzz_figures LOG: what each fuzzer run tried and got, a column per
+# build (64-bit, 32-bit), as qemu-boot/ktap.awk reads the console.
 fuzz_figures() {
-	awk '
-		/^# fuzz: seed / { run++; label[run] = ($0 ~ /32-bit/) ? "32-bit" : "64-bit" }
-		run && /^# (calls|successes|errno [A-Z0-9]+|bad [a-z ]+|huge [a-z]+|writes|time): / {
-			line = $0; sub(/^# /, "", line)
-			key = line; sub(/: .*/, "", key); val = line; sub(/^[^:]*: /, "", val)
-			if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
-			v[key, run] = val
-		}
-		END {
-			if (!run) { print "  (no fuzzer output)"; exit }
-			printf "  %-22s", ""; for (r = 1; r <= run; r++) printf " %-20s", label[r]; printf "\n"
-			for (i = 1; i <= n; i++) {
-				printf "  %-22s", keys[i]
-				for (r = 1; r <= run; r++) printf " %-20s", ((keys[i], r) in v) ? v[keys[i], r] : "-"
-				printf "\n"
-			}
-		}' "$1"
+	awk -v mode=figures -v progs="fuzz fuzz_32" -f "$GUEST/ktap.awk" "$1"
 }
 
 # recover_output: what a killed run left in OUT: its half-written
@@ -333,7 +287,7 @@ main() {
 	[[ -d $SRC ]] || bad_input "kernel tree $SRC does not exist (run: make rebuild)"
 	[[ -z $kernel || -r $kernel ]] || bad_input "kernel image $kernel does not exist"
 	for name in fuzz threads cost; do
-		[[ -r $STRESS/$name.c ]] || bad_input "$STRESS/$name.c is missing"
+		[[ -r $GUEST/$name.c ]] || bad_input "$GUEST/$name.c is missing"
 	done
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2

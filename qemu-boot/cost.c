@@ -7,9 +7,9 @@
  * kernel.printk (4 ints; net.ipv4.tcp_rmem when there is no printk) and
  * net.ipv4.conf.lo.forwarding (by ifindex), it times COST_SAMPLES
  * (default 2000) sysctl(2) reads and as many open/read/close sequences,
- * and prints the medians and their ratio:
+ * and prints the medians and their ratio, in KTAP diagnostics (guest.h):
  *
- *   cost: <name> sysctl_ns=<median> proc_ns=<median> ratio=<sysctl/proc>
+ *   # cost: <name> sysctl_ns=<median> proc_ns=<median> ratio=<sysctl/proc>
  *
  * The wrapper makes one system call where /proc/sys takes three, so the
  * ratio should not be above 1.  To tell what its cost is made of, the same
@@ -45,9 +45,12 @@
  * and cache state hit all methods alike; warm-up rounds come first.
  *
  * Every call's result is checked, and once, before timing, both methods
- * must return the same value.  Exits 1 when a call fails, 0 otherwise,
- * whatever the ratios.  STRESS_SYSCTL_NR=N in the environment makes it
- * call system call N instead of sysctl(2), to see it fail.
+ * must return the same value.  The one KTAP result is "ok 1 cost: " and,
+ * per name, "<name> ratio=<ratio> pread_ratio=<ratio>" joined with "; ",
+ * whatever the ratios, or "not ok 1 cost: <the first error>" when a call
+ * fails; the exit status is 1 then, 0 otherwise.  GUEST_SYSCTL_NR=N in
+ * the environment makes it call system call N instead of sysctl(2), to
+ * see it fail.
  *
  * Build:  gcc -static -O2 -Wall -Wextra -Werror [-m32] cost.c
  */
@@ -121,35 +124,33 @@ static const int no_file[] = { CTL_KERN, KERN_SPARC_REBOOT };
 static const int read_only[] = { CTL_KERN, KERN_OSTYPE };
 #define READ_ONLY_PATH "/proc/sys/kernel/ostype"
 
-/* Calls sysctl(2) to read; returns 0 or the errno. */
-static int sys_sysctl(const int *name, int nlen, void *old, size_t *oldlenp)
-{
-	struct __sysctl_args args = {
-		.name = (int *)name, .nlen = nlen,
-		.oldval = old, .oldlenp = oldlenp,
-	};
-
-	return syscall(sysctl_nr, &args) ? errno : 0;
-}
-
-/* Calls sysctl(2) to write; returns 0 or the errno. */
-static int sys_sysctl_write(const int *name, int nlen, const void *new,
-			    size_t newlen)
-{
-	struct __sysctl_args args = {
-		.name = (int *)name, .nlen = nlen,
-		.newval = (void *)new, .newlen = newlen,
-	};
-
-	return syscall(sysctl_nr, &args) ? errno : 0;
-}
+/* What went wrong first: the text of the result of a failed run. */
+static char first_error[256];
 
 static void fail(const char *what, const char *how, int err)
 {
+	if (!failures)
+		snprintf(first_error, sizeof(first_error), "%s: %s%s", what,
+			 how, err ? strerror(err) : "");
 	/* Report the first few; every one makes the run fail. */
 	if (failures++ < 10)
-		printf("cost: error: %s: %s%s\n", what, how,
-		       err ? strerror(err) : "");
+		ktap_print("cost: error: %s: %s%s", what, how,
+			   err ? strerror(err) : "");
+}
+
+/*
+ * The one result line and the totals: @figure, the ratios, when nothing
+ * failed, else what went wrong first.
+ */
+static int result(const char *figure)
+{
+	if (!failures)
+		ktap_result(1, "cost: %s", figure);
+	else if (failures == 1)
+		ktap_result(0, "cost: %s", first_error);
+	else
+		ktap_result(0, "cost: %s (%d errors)", first_error, failures);
+	return ktap_finish();
 }
 
 /* open/read/close of @path into @buf; 0, -1 when empty, or an errno. */
@@ -182,10 +183,10 @@ static int run_one(const struct series *s)
 			syscall(SYS_getppid);
 			return 0;
 		case G_ENOTDIR:
-			err = sys_sysctl(untranslated, 2, buf, &len);
+			err = guest_sysctl(untranslated, 2, buf, &len, NULL, 0);
 			return err == ENOTDIR ? 0 : (err ? err : -1);
 		case G_ENOENT:
-			err = sys_sysctl(no_file, 2, buf, &len);
+			err = guest_sysctl(no_file, 2, buf, &len, NULL, 0);
 			return err == ENOENT ? 0 : (err ? err : -1);
 		case G_ENOENT_OPEN:
 			fd = open(NO_FILE_PATH, O_RDONLY);
@@ -194,7 +195,7 @@ static int run_one(const struct series *s)
 				close(fd);
 			return err == ENOENT ? 0 : err;
 		case G_EACCES:
-			err = sys_sysctl_write(read_only, 2, "Plan9", 5);
+			err = guest_sysctl(read_only, 2, NULL, NULL, "Plan9", 5);
 			return err == EACCES ? 0 : (err ? err : -1);
 		default:
 			fd = open(READ_ONLY_PATH, O_WRONLY);
@@ -206,12 +207,12 @@ static int run_one(const struct series *s)
 	}
 	switch (s->method) {
 	case M_SYSCTL:
-		err = sys_sysctl(s->n->name, s->n->nlen, buf, &len);
+		err = guest_sysctl(s->n->name, s->n->nlen, buf, &len, NULL, 0);
 		return err ? err : (len ? 0 : -1);
 	case M_PROC:
 		return proc_read(s->n->path, buf, sizeof(buf));
 	case M_TRANSLATE:
-		return sys_sysctl(s->n->name, s->n->nlen, NULL, NULL);
+		return guest_sysctl(s->n->name, s->n->nlen, NULL, NULL, NULL, 0);
 	case M_READ:
 		ret = pread(s->n->fd, buf, sizeof(buf), 0);
 		return ret < 0 ? errno : (ret ? 0 : -1);
@@ -224,14 +225,6 @@ static int run_one(const struct series *s)
 		close(fd);
 		return 0;
 	}
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -254,7 +247,7 @@ static double ticks_per_ns = 1;
 /* The time source of the samples: ns, or TSC ticks. */
 static uint64_t ticks(void)
 {
-	return use_tsc ? rdtsc() : now_ns();
+	return use_tsc ? rdtsc() : guest_now_ns();
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -280,7 +273,7 @@ static uint64_t next_step(uint64_t t)
 {
 	uint64_t n;
 
-	while ((n = now_ns()) == t)
+	while ((n = guest_now_ns()) == t)
 		;
 	return n;
 }
@@ -291,7 +284,7 @@ static uint64_t clock_granularity(void)
 	uint64_t a, b, g = UINT64_MAX;
 	int i;
 
-	a = next_step(now_ns());
+	a = next_step(guest_now_ns());
 	for (i = 0; i < 20; i++) {
 		b = next_step(a);
 		if (b - a < g)
@@ -327,7 +320,7 @@ static double tsc_calibrate(uint64_t window_ns)
 
 	if (!HAVE_TSC)
 		return 0;
-	n0 = next_step(now_ns());
+	n0 = next_step(guest_now_ns());
 	c0 = rdtsc();
 	n1 = n0;
 	while (n1 - n0 < window_ns)
@@ -348,8 +341,10 @@ static void add_series(struct name *n, int method, int global, int samples)
 	s->what = global ? global_names[method] : method_names[method];
 	s->ns = calloc(samples, sizeof(double));
 	if (!s->ns) {
-		printf("cost: out of memory\n");
-		exit(1);
+		ktap_print("cost: out of memory");
+		if (!failures++)
+			strcpy(first_error, "out of memory");
+		exit(result(NULL));
 	}
 }
 
@@ -390,7 +385,7 @@ static int verify(const struct name *n)
 		return -1;
 	}
 	text[tlen] = '\0';
-	err = sys_sysctl(n->name, n->nlen, buf, &len);
+	err = guest_sysctl(n->name, n->nlen, buf, &len, NULL, 0);
 	if (err) {
 		fail(n->label, "sysctl(2): ", err);
 		return -1;
@@ -409,8 +404,8 @@ static int verify(const struct name *n)
 			return -1;
 		}
 	}
-	printf("cost: %s: both methods read the same %zu bytes\n", n->label,
-	       len);
+	ktap_print("cost: %s: both methods read the same %zu bytes", n->label,
+		   len);
 	return 0;
 }
 
@@ -484,16 +479,20 @@ int main(void)
 	int samples, batch = 1, i, j;
 	uint64_t granularity, t0, t1;
 	struct timespec res;
+	char figure[512] = "";
+	size_t flen = 0;
 	double pilot;
 	unsigned int lo;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	ktap_header();
+	ktap_plan(1);
 	samples = env_int("cost", "COST_SAMPLES", DEFAULT_SAMPLES, 11,
 			  1000000);
 	guest_init("cost");
 	if (sysctl_nr != __NR__sysctl)
-		printf("cost: calling system call %ld as sysctl(2)\n",
-		       sysctl_nr);
+		ktap_print("cost: calling system call %ld as sysctl(2)",
+			   sysctl_nr);
 
 	add_name("kernel.ostype", "/proc/sys/kernel/ostype", K_STR, 2, ostype);
 	if (!access("/proc/sys/kernel/printk", R_OK))
@@ -509,10 +508,10 @@ int main(void)
 			 "/proc/sys/net/ipv4/conf/lo/forwarding", K_INT, 5,
 			 forwarding);
 	} else {
-		printf("cost: no lo, no per-interface row\n");
+		ktap_print("cost: no lo, no per-interface row");
 	}
 	if (failures)
-		return 1;
+		return result(NULL);
 
 	for (i = 0; i < nnames; i++)
 		for (j = 0; j < NR_PER_NAME; j++)
@@ -524,13 +523,13 @@ int main(void)
 	measure(samples / 10 < 100 ? 100 : samples / 10, 1, 0, 0);
 	clock_getres(CLOCK_MONOTONIC, &res);
 	granularity = clock_granularity();
-	t0 = now_ns();
+	t0 = guest_now_ns();
 	i = 0;
 	do {
 		for (j = 0; j < 100; j++)
 			syscall(SYS_getppid);
 		i += 100;
-		t1 = now_ns();
+		t1 = guest_now_ns();
 	} while (t1 - t0 < 20 * granularity || t1 - t0 < 1000000);
 	pilot = (double)(t1 - t0) / i;
 	if (granularity * 20 > pilot) {
@@ -546,22 +545,23 @@ int main(void)
 		}
 	}
 	overhead = ticks_overhead();
-	printf("cost: clock=%s res_ns=%ld granularity_ns=%llu "
-	       "getppid_pilot_ns=%.0f tsc_ticks_per_ns=%.4f overhead_ns=%.0f "
-	       "batch=%d samples=%d\n", use_tsc ? "tsc" : "monotonic",
-	       res.tv_nsec + res.tv_sec * 1000000000L,
-	       (unsigned long long)granularity, pilot,
-	       use_tsc ? ticks_per_ns : 0, overhead / ticks_per_ns, batch,
-	       samples);
+	ktap_print("cost: clock=%s res_ns=%ld granularity_ns=%llu "
+		   "getppid_pilot_ns=%.0f tsc_ticks_per_ns=%.4f "
+		   "overhead_ns=%.0f batch=%d samples=%d",
+		   use_tsc ? "tsc" : "monotonic",
+		   res.tv_nsec + res.tv_sec * 1000000000L,
+		   (unsigned long long)granularity, pilot,
+		   use_tsc ? ticks_per_ns : 0, overhead / ticks_per_ns, batch,
+		   samples);
 	if (batch > 1 && granularity * 20 > pilot * batch)
-		printf("cost: warning: the clock is too coarse even for "
-		       "batches of %d: the figures are quantized\n", batch);
+		ktap_print("cost: warning: the clock is too coarse even for "
+			   "batches of %d: the figures are quantized", batch);
 	if (failures)
-		return 1;
+		return result(NULL);
 
 	measure(samples, batch, overhead, 1);
 	if (failures)
-		return 1;
+		return result(NULL);
 
 	for (i = 0; i < nseries; i++)
 		qsort(series[i].ns, samples, sizeof(double), cmp_double);
@@ -587,58 +587,66 @@ int main(void)
 		const struct series *s = &series[i * NR_PER_NAME];
 
 		/* pread() on a kept-open file: the floor of any method */
-		printf("cost: %s sysctl_ns=%.0f proc_ns=%.0f ratio=%.2f "
-		       "pread_ns=%.0f pread_ratio=%.2f\n", names[i].label, sys,
-		       proc, ratio, rd, rd > 0 ? sys / rd : 0);
-		printf("cost: %s spread sysctl_p10_ns=%.0f sysctl_p90_ns=%.0f "
-		       "proc_p10_ns=%.0f proc_p90_ns=%.0f\n", names[i].label,
-		       pct(s[M_SYSCTL].ns, samples, 10),
-		       pct(s[M_SYSCTL].ns, samples, 90),
-		       pct(s[M_PROC].ns, samples, 10),
-		       pct(s[M_PROC].ns, samples, 90));
-		printf("cost: %s translate_ns=%.0f read_ns=%.0f "
-		       "open_close_ns=%.0f proc_page_ns=%.0f\n", names[i].label,
-		       tr, rd, oc, pg);
+		ktap_print("cost: %s sysctl_ns=%.0f proc_ns=%.0f ratio=%.2f "
+			   "pread_ns=%.0f pread_ratio=%.2f", names[i].label, sys,
+			   proc, ratio, rd, rd > 0 ? sys / rd : 0);
+		/* The result's figure: the two ratios of every name. */
+		if (flen < sizeof(figure))
+			flen += snprintf(figure + flen, sizeof(figure) - flen,
+					 "%s%s ratio=%.2f pread_ratio=%.2f",
+					 i ? "; " : "", names[i].label, ratio,
+					 rd > 0 ? sys / rd : 0);
+		ktap_print("cost: %s spread sysctl_p10_ns=%.0f "
+			   "sysctl_p90_ns=%.0f proc_p10_ns=%.0f proc_p90_ns=%.0f",
+			   names[i].label,
+			   pct(s[M_SYSCTL].ns, samples, 10),
+			   pct(s[M_SYSCTL].ns, samples, 90),
+			   pct(s[M_PROC].ns, samples, 10),
+			   pct(s[M_PROC].ns, samples, 90));
+		ktap_print("cost: %s translate_ns=%.0f read_ns=%.0f "
+			   "open_close_ns=%.0f proc_page_ns=%.0f", names[i].label,
+			   tr, rd, oc, pg);
 		/*
 		 * sysctl(2) = entry + translation + file work;
 		 * /proc = 3 entries + file work (open, read, close).
 		 */
-		printf("cost: %s split sysctl_entry_ns=%.0f "
-		       "sysctl_translate_ns=%.0f sysctl_file_ns=%.0f "
-		       "proc_entries_ns=%.0f proc_file_ns=%.0f\n",
-		       names[i].label, entry, tr - entry, sys - tr,
-		       3 * entry, proc - 3 * entry);
+		ktap_print("cost: %s split sysctl_entry_ns=%.0f "
+			   "sysctl_translate_ns=%.0f sysctl_file_ns=%.0f "
+			   "proc_entries_ns=%.0f proc_file_ns=%.0f",
+			   names[i].label, entry, tr - entry, sys - tr,
+			   3 * entry, proc - 3 * entry);
 		if (ratio <= 1)
 			continue;
-		printf("cost: %s above 1 by %.0f ns: translation beyond the 2 "
-		       "saved entries %.0f ns, in-kernel file work beyond "
-		       "/proc's %.0f ns\n", names[i].label, sys - proc,
-		       tr_extra, file_extra);
+		ktap_print("cost: %s above 1 by %.0f ns: translation beyond "
+			   "the 2 saved entries %.0f ns, in-kernel file work "
+			   "beyond /proc's %.0f ns", names[i].label, sys - proc,
+			   tr_extra, file_extra);
 		if (tr_extra > file_extra)
-			printf("cost: %s dominated by the translation: "
-			       "enotdir_ns=%.0f shows the fixed part (argument "
-			       "and name copies, the log check) before any "
-			       "table walk\n",
-			       names[i].label, enotdir);
+			ktap_print("cost: %s dominated by the translation: "
+				   "enotdir_ns=%.0f shows the fixed part "
+				   "(argument and name copies, the log check) "
+				   "before any table walk",
+				   names[i].label, enotdir);
 		else
-			printf("cost: %s dominated by the in-kernel file work "
-			       "(the open through the caller's /proc, the conversion "
-			       "buffer, read and conversion; a page-sized read "
-			       "would add %.0f ns)\n", names[i].label, pg - proc);
+			ktap_print("cost: %s dominated by the in-kernel file "
+				   "work (the open through the caller's /proc, "
+				   "the conversion buffer, read and conversion; "
+				   "a page-sized read would add %.0f ns)",
+				   names[i].label, pg - proc);
 	}
-	printf("cost: getppid_ns=%.0f\n", entry);
-	printf("cost: enotdir_ns=%.0f\n", enotdir);
-	printf("cost: enoent_ns=%.0f enoent_open_ns=%.0f\n", enoent,
-	       enoent_open);
-	printf("cost: eacces_ns=%.0f eacces_open_ns=%.0f\n", eacces,
-	       eacces_open);
+	ktap_print("cost: getppid_ns=%.0f", entry);
+	ktap_print("cost: enotdir_ns=%.0f", enotdir);
+	ktap_print("cost: enoent_ns=%.0f enoent_open_ns=%.0f", enoent,
+		   enoent_open);
+	ktap_print("cost: eacces_ns=%.0f eacces_open_ns=%.0f", eacces,
+		   eacces_open);
 	/* The same failed lookups, without the entry and the translation. */
-	printf("cost: lookup kernel_enoent_ns=%.0f user_enoent_ns=%.0f "
-	       "kernel_eacces_ns=%.0f user_eacces_ns=%.0f\n",
-	       enoent - enotdir, enoent_open - entry,
-	       eacces - median_of(0, M_TRANSLATE, 0, samples),
-	       eacces_open - entry);
-	printf("cost: %d samples per method, batch %d, %d methods "
-	       "interleaved\n", samples, batch, nseries);
-	return failures ? 1 : 0;
+	ktap_print("cost: lookup kernel_enoent_ns=%.0f user_enoent_ns=%.0f "
+		   "kernel_eacces_ns=%.0f user_eacces_ns=%.0f",
+		   enoent - enotdir, enoent_open - entry,
+		   eacces - median_of(0, M_TRANSLATE, 0, samples),
+		   eacces_open - entry);
+	ktap_print("cost: %d samples per method, batch %d, %d methods "
+		   "interleaved", samples, batch, nseries);
+	return result(figure);
 }

@@ -31,12 +31,15 @@
  * untouched on failure.  The kernel's own reports (KASAN, UBSAN, lockdep, BUG,
  * WARNING) are judged on the console by qemu-boot/run.sh.
  *
- * Output, on stdout: the seed and the count first, a progress line every
- * 10000 calls, then the number of calls, of successes, one line per errno
- * seen, the number of calls of each kind of bad input, and a last line
- * "fuzz: N calls, M failures".  Exit 0 without failures, else 1 (a kernel
- * without sysctl(2), ENOSYS, is a failure too).  STRESS_SYSCTL_NR=N in the
- * environment makes it call system call N instead, to see it fail.
+ * Output, on stdout, in KTAP (guest.h) with one result: diagnostics with
+ * the seed and the count first, a progress line every 10000 calls, then
+ * the number of calls, of successes, one line per errno seen, the number
+ * of calls of each kind of bad input, then the result, whose text is the
+ * figure "fuzz: N calls, M failures", "ok" without failures, and the
+ * totals.  Exit 0 without failures, else 1 (a kernel without sysctl(2),
+ * ENOSYS, is a failure too: "not ok 1 fuzz: 0 calls, 1 failures").
+ * GUEST_SYSCTL_NR=N in the environment makes it call system call N
+ * instead, to see it fail.
  *
  * Reproduce:  FUZZ_SEED=S FUZZ_CALLS=N ./fuzz    or    ./fuzz -s S -n N
  * Every call draws from its own stream (seed, call number), so one call
@@ -66,8 +69,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "guest.h"
@@ -111,8 +112,6 @@ static const int holes[] = {
 static const size_t ro_lens[] = {
 	0, 1, 4, 16, 64, PAGE, SIZE_MAX, SIZE_MAX / 2, (size_t)1 << 31,
 };
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* What a pointer field holds. */
 enum kind {
@@ -901,24 +900,23 @@ static void describe(const struct call *c, char *buf, size_t size)
 			 c->ret ? errname(c->err) : "success");
 }
 
-static void fail(const struct call *c, const char *fmt, ...)
+static __printf(2, 3)
+void fail(const struct call *c, const char *fmt, ...)
 {
-	char buf[768];
+	char buf[768], why[256];
 	va_list ap;
 
 	failures++;
 	if (failures > MAX_REPORTS) {
 		if (failures == MAX_REPORTS + 1)
-			printf("fuzz: more failures, not shown\n");
+			ktap_print("fuzz: more failures, not shown");
 		return;
 	}
 	describe(c, buf, sizeof(buf));
-	printf("FAIL %s; ", buf);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
+	ktap_print("FAIL %s; %s", buf, why);
 }
 
 /* --- checks --- */
@@ -1214,9 +1212,11 @@ static void check_inputs(const struct call *c)
 
 static void do_call(struct call *c)
 {
-	errno = 0;
-	c->ret = syscall(sysctl_nr, c->args.p);
-	c->err = c->ret ? errno : 0;
+	/* The block itself may be a bad pointer: EFAULT is tested on it. */
+	c->err = guest_sysctl_args((struct __sysctl_args *)c->args.p);
+	c->ret = guest_sysctl_ret;
+	if (c->err < 0)
+		c->err = 0;
 	if (c->lenp.wr >= (long)sizeof(size_t))
 		memcpy(&c->newoldlen, c->lenp.p, sizeof(size_t));
 	calls++;
@@ -1240,8 +1240,7 @@ static void one_call(uint64_t seed, unsigned long long idx)
 	do_call(&c);
 	if (verbose) {
 		describe(&c, buf, sizeof(buf));
-		printf("%s, *oldlenp %zu\n", buf, c.newoldlen);
-		fflush(stdout);
+		ktap_print("%s, *oldlenp %zu", buf, c.newoldlen);
 	}
 	check_result(&c);
 	check_arena(&c);
@@ -1289,7 +1288,7 @@ static int setup_memory(void)
 	mem = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
-		printf("fuzz: mmap: %s\n", strerror(errno));
+		ktap_print("fuzz: mmap: %s", strerror(errno));
 		return -1;
 	}
 	rng_seed(0x5eed, 0);
@@ -1322,15 +1321,6 @@ static int holes_intact(void)
 	return 1;
 }
 
-static long sysctl_read(const int *name, int nlen, void *buf, size_t *len)
-{
-	struct __sysctl_args a = {
-		.name = (int *)name, .nlen = nlen, .oldval = buf, .oldlenp = len,
-	};
-
-	return syscall(sysctl_nr, &a);
-}
-
 /*
  * Shows how a truncated read reports its length, next to the file: the
  * length stored, never the full one, and no NUL when there is no room.
@@ -1341,8 +1331,7 @@ static void show_truncation(void)
 	char buf[64], text[64];
 	size_t len;
 	ssize_t tlen = -1;
-	long ret;
-	int fd;
+	int fd, err;
 
 	fd = open("/proc/sys/kernel/ostype", O_RDONLY);
 	if (fd >= 0) {
@@ -1351,15 +1340,15 @@ static void show_truncation(void)
 	}
 	memset(buf, 'X', sizeof(buf));
 	len = 3;
-	ret = sysctl_read(name, 2, buf, &len);
-	printf("note: kernel.ostype, oldlen 3: %s, *oldlenp %zu, \"%.4s\"; /proc/sys/kernel/ostype has %zd bytes\n",
-	       ret ? errname(errno) : "success", len, buf, tlen);
+	err = guest_sysctl(name, 2, buf, &len, NULL, 0);
+	ktap_print("note: kernel.ostype, oldlen 3: %s, *oldlenp %zu, \"%.4s\"; /proc/sys/kernel/ostype has %zd bytes",
+		   err ? errname(err) : "success", len, buf, tlen);
 	memset(buf, 'X', sizeof(buf));
 	len = sizeof(buf);
-	ret = sysctl_read(name, 2, buf, &len);
-	printf("note: kernel.ostype, oldlen %zu: %s, *oldlenp %zu, NUL %s\n",
-	       sizeof(buf), ret ? errname(errno) : "success", len,
-	       !ret && len < sizeof(buf) && !buf[len] ? "stored" : "not stored");
+	err = guest_sysctl(name, 2, buf, &len, NULL, 0);
+	ktap_print("note: kernel.ostype, oldlen %zu: %s, *oldlenp %zu, NUL %s",
+		   sizeof(buf), err ? errname(err) : "success", len,
+		   !err && len < sizeof(buf) && !buf[len] ? "stored" : "not stored");
 }
 
 static int setup_namespaces(void)
@@ -1370,24 +1359,33 @@ static int setup_namespaces(void)
 	int val, i;
 
 	if (unshare(CLONE_NEWNET | CLONE_NEWUTS)) {
-		printf("fuzz: unshare(CLONE_NEWNET | CLONE_NEWUTS): %s; no writes, reads only\n",
-		       strerror(errno));
+		ktap_print("fuzz: unshare(CLONE_NEWNET | CLONE_NEWUTS): %s; no writes, reads only",
+			   strerror(errno));
 		return 0;
 	}
 	len = sizeof(val);
-	net_ok = !sysctl_read(somaxconn, 3, &val, &len);
-	printf("fuzz: in new network and UTS namespaces, writing to net.*, kernel.hostname, kernel.domainname\n");
-	printf("note: net.core.somaxconn %s\n",
-	       net_ok ? "translated" : "not translated");
+	net_ok = !guest_sysctl(somaxconn, 3, &val, &len, NULL, 0);
+	ktap_print("fuzz: in new network and UTS namespaces, writing to net.*, kernel.hostname, kernel.domainname");
+	ktap_print("note: net.core.somaxconn %s",
+		   net_ok ? "translated" : "not translated");
 	for (i = 1; i < MAX_IFINDEX; i++) {
 		if (!if_indextoname(i, ifname))
 			continue;
 		ifexists[i] = 1;
-		printf("note: interface %d is %s\n", i, ifname);
+		ktap_print("note: interface %d is %s", i, ifname);
 	}
 	return 1;
 }
 
+/* The one result line, whose text is the figure, and the totals. */
+static int result(void)
+{
+	ktap_result(!failures, "fuzz: %llu calls, %llu failures", calls,
+		    failures);
+	return ktap_finish();
+}
+
+/* Options and FUZZ_* are read before the KTAP header: a bad one fails. */
 static unsigned long long number(const char *s, const char *what)
 {
 	char *end;
@@ -1396,46 +1394,41 @@ static unsigned long long number(const char *s, const char *what)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || !*s || *end) {
-		printf("fuzz: bad %s '%s'\n", what, s);
+		ktap_header();
+		ktap_plan(1);
+		ktap_print("fuzz: bad %s '%s'", what, s);
+		failures++;
+		result();
 		exit(2);
 	}
 	return v;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void report(double secs)
 {
 	int i;
 
-	printf("calls: %llu\n", calls);
-	printf("successes: %llu\n", successes);
+	ktap_print("calls: %llu", calls);
+	ktap_print("successes: %llu", successes);
 	for (i = 0; i < MAX_ERRNO; i++)
 		if (errs[i])
-			printf("errno %s: %llu\n", errname(i), errs[i]);
+			ktap_print("errno %s: %llu", errname(i), errs[i]);
 	if (err_other)
-		printf("errno out of range: %llu\n", err_other);
-	printf("bad args pointer: %llu\n", n_bad_args);
-	printf("bad name pointer: %llu\n", n_bad_name);
-	printf("bad oldval: %llu\n", n_bad_old);
-	printf("bad oldlenp: %llu\n", n_bad_lenp);
-	printf("bad newval: %llu\n", n_bad_new);
-	printf("bad nlen: %llu\n", n_bad_nlen);
-	printf("huge oldlen: %llu\n", n_huge_old);
-	printf("huge newlen: %llu\n", n_huge_new);
-	printf("writes: %llu (%llu succeeded)\n", n_writes, n_writes_ok);
-	printf("misaligned pointers: %llu\n", n_misaligned);
-	printf("clean calls (good pointers, real nlen): %llu\n", n_clean);
-	printf("random names: %llu\n", n_random_name);
-	printf("per-interface names: %llu\n", n_ifnames);
-	printf("time: %.1f s\n", secs);
-	printf("fuzz: %llu calls, %llu failures\n", calls, failures);
+		ktap_print("errno out of range: %llu", err_other);
+	ktap_print("bad args pointer: %llu", n_bad_args);
+	ktap_print("bad name pointer: %llu", n_bad_name);
+	ktap_print("bad oldval: %llu", n_bad_old);
+	ktap_print("bad oldlenp: %llu", n_bad_lenp);
+	ktap_print("bad newval: %llu", n_bad_new);
+	ktap_print("bad nlen: %llu", n_bad_nlen);
+	ktap_print("huge oldlen: %llu", n_huge_old);
+	ktap_print("huge newlen: %llu", n_huge_new);
+	ktap_print("writes: %llu (%llu succeeded)", n_writes, n_writes_ok);
+	ktap_print("misaligned pointers: %llu", n_misaligned);
+	ktap_print("clean calls (good pointers, real nlen): %llu", n_clean);
+	ktap_print("random names: %llu", n_random_name);
+	ktap_print("per-interface names: %llu", n_ifnames);
+	ktap_print("time: %.1f s", secs);
 }
 
 int main(int argc, char **argv)
@@ -1478,33 +1471,36 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	env = getenv("STRESS_SYSCTL_NR");
-	if (env)
-		sysctl_nr = number(env, "STRESS_SYSCTL_NR");
-	printf("fuzz: seed %llu, %llu calls from call %llu, %s, system call %ld (reproduce: FUZZ_SEED=%llu FUZZ_CALLS=%llu)\n",
-	       seed, n, first, GUEST_BITS, sysctl_nr, seed, n);
-	if (syscall(sysctl_nr, NULL) == -1 && errno == ENOSYS) {
-		printf("fuzz: system call %ld is not there (ENOSYS)\n", sysctl_nr);
-		printf("fuzz: 0 calls, 1 failures\n");
-		return 1;
+	ktap_header();
+	ktap_plan(1);
+	guest_init("fuzz");
+	ktap_print("fuzz: seed %llu, %llu calls from call %llu, %s, system call %ld (reproduce: FUZZ_SEED=%llu FUZZ_CALLS=%llu)",
+		   seed, n, first, GUEST_BITS, sysctl_nr, seed, n);
+	if (guest_sysctl_args(NULL) == ENOSYS) {
+		ktap_print("fuzz: system call %ld is not there (ENOSYS)",
+			   sysctl_nr);
+		failures++;
+		return result();
 	}
-	if (setup_memory())
-		return 1;
+	if (setup_memory()) {
+		failures++;
+		return result();
+	}
 	writes_ok = setup_namespaces();
 	show_truncation();
-	printf("note: %d kernel-space addresses\n", nkaddrs);
-	start = now();
+	ktap_print("note: %d kernel-space addresses", nkaddrs);
+	start = guest_now();
 	for (i = first; i < first + n; i++) {
 		one_call(seed, i);
 		if ((i - first + 1) % PROGRESS == 0)
-			printf("progress: %llu calls, %llu failures, %.1f s%s\n",
-			       i - first + 1, failures, now() - start,
-			       holes_intact() ? "" : ", HOLES MAPPED");
+			ktap_print("progress: %llu calls, %llu failures, %.1f s%s",
+				   i - first + 1, failures, guest_now() - start,
+				   holes_intact() ? "" : ", HOLES MAPPED");
 	}
 	if (!holes_intact()) {
-		printf("fuzz: something was mapped in the holes\n");
+		ktap_print("fuzz: something was mapped in the holes");
 		failures++;
 	}
-	report(now() - start);
-	return failures ? 1 : 0;
+	report(guest_now() - start);
+	return result();
 }

@@ -8,27 +8,41 @@
 # for a native 32-bit kernel (which cannot run a 64-bit /init).  A 32-bit
 # build of the smoke test (unless -n) and every PROGRAM given go to
 # /tests, where /init runs them in name order and reports each as one TAP
-# line.  The cpio is made with the kernel's own
-# usr/gen_init_cpio, built from the base source in the cache.
+# line.  The programs of qemu-boot/ are built by qemu-boot/programs.sh
+# (the builds of the smoke test are kept in $WF_CACHE/bin until its
+# sources change); give the other programs its way.  The cpio is made
+# with the kernel's own usr/gen_init_cpio, built from the base source in
+# the cache.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 
 BIN=$WF_CACHE/bin
-CFLAGS=(-static -Os -Wall -Wextra -Werror)
 
 usage() {
 	echo "usage: $0 [-i INIT | -3] [-n] -o OUT [PROGRAM...]" >&2
 	exit 2
 }
 
-# build_if_stale OUT SRC [CFLAGS...]: compile SRC into OUT unless up to date.
-build_if_stale() {
-	local out=$1 src=$2
-	shift 2
-	[[ $out -nt $src ]] && return 0
-	gcc "$@" -o "$out.tmp" "$src" || die "cannot compile $src"
-	mv "$out.tmp" "$out"
+# smoke NAME: the path of the smoke test's build NAME (smoke, smoke_32),
+# built again when a file it is made of is newer than the kept one.
+smoke() {
+	local dir=$BIN/$1 f tmp
+	local -a kept
+	mapfile -t kept < <(find "$dir" -maxdepth 1 -type f 2>/dev/null)
+	for f in smoke.c guest.h programs.sh; do
+		f=$WF_HOME/qemu-boot/$f
+		[[ ! -e $f || ${#kept[@]} -eq 0 || ${kept[0]} -nt $f ]] || kept=()
+	done
+	if [[ ${#kept[@]} -ne 1 ]]; then
+		tmp=$(mktemp -d "$BIN/.smoke.XXXXXX")
+		"$WF_HOME/qemu-boot/programs.sh" -o "$tmp" "$1" >/dev/null || { rm -rf "$tmp"; exit 2; }
+		rm -rf "$dir"
+		# Another run may have put its build there meanwhile: then use it.
+		mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+		mapfile -t kept < <(find "$dir" -maxdepth 1 -type f)
+	fi
+	printf '%s\n' "${kept[0]}"
 }
 
 gen_init_cpio() {
@@ -58,12 +72,12 @@ main() {
 	[[ -n $out ]] || usage
 	[[ -z $init || $init32 -eq 0 ]] || usage
 	mkdir -p "$BIN"
-	build_if_stale "$BIN/smoke" "$WF_HOME/qemu-boot/smoke.c" "${CFLAGS[@]}"
+	local smoke32=''
 	if [[ $init32 -eq 1 || $with32 -eq 1 ]]; then
-		build_if_stale "$BIN/smoke32" "$WF_HOME/qemu-boot/smoke.c" -m32 "${CFLAGS[@]}"
+		smoke32=$(smoke smoke_32)
 	fi
-	[[ $init32 -eq 0 ]] || init=$BIN/smoke32
-	[[ -n $init ]] || init=$BIN/smoke
+	[[ $init32 -eq 0 ]] || init=$smoke32
+	[[ -n $init ]] || init=$(smoke smoke)
 	[[ -f $init ]] || die "init program $init does not exist"
 	LIST=$(mktemp)
 	trap 'rm -f "$LIST"' EXIT
@@ -74,7 +88,7 @@ main() {
 		echo "dir /tests 0755 0 0"
 		echo "file /init $init 0755 0 0"
 		if [[ $with32 -eq 1 ]]; then
-			echo "file /tests/00-smoke32 $BIN/smoke32 0755 0 0"
+			echo "file /tests/${smoke32##*/} $smoke32 0755 0 0"
 		fi
 		for prog in "$@"; do
 			[[ -f $prog ]] || die "test program $prog does not exist"

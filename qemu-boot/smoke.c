@@ -3,12 +3,13 @@
  * smoke: the checks that must hold at every commit of the sysctl(2) series.
  *
  * Runs as /init of an initramfs (PID 1) or as an ordinary program.  Prints
- * TAP on stdout, with the plan at the end so that a crash in the middle
- * shows up as a missing plan.  As PID 1 it first mounts /proc and /dev
- * (devtmpfs, where the kernel has it), then runs
+ * KTAP on stdout (guest.h), with the plan at the end so that a crash in
+ * the middle shows up as a missing plan.  As PID 1 it first mounts /proc
+ * and /dev (devtmpfs, where the kernel has it), then runs
  * its own checks, then every executable in /tests (a 32-bit build of
- * itself, the series' kselftest, ...), each reported as one test line with
- * its output as diagnostics, and finally powers the guest off.
+ * itself, the series' kselftest, fuzz, threads, cost...), each reported as
+ * one test line with its output (KTAP of its own) as diagnostics, and
+ * finally powers the guest off.
  *
  * What it checks, at every commit:
  *  - /proc/sys/kernel/ostype reads "Linux";
@@ -29,13 +30,16 @@
  *  - "noproc" (CONFIG_PROC_SYSCTL=n): that test, and /proc/sys is absent
  *    in place of the /proc/sys/kernel/ostype test.
  * Any other value fails a test.
+ *
+ * GUEST_SYSCTL_NR=N in the environment makes it, and the programs of
+ * /tests, call system call N in place of sysctl(2) (guest.h); building
+ * with -DSYSCTL_NR=N does the same for smoke alone.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sysctl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,20 +48,10 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The tests build it with another number to play a broken sysctl(2). */
-#ifndef SMOKE_SYSCTL_NR
-#if defined(__x86_64__)
-#define SMOKE_SYSCTL_NR 156
-#elif defined(__i386__)
-#define SMOKE_SYSCTL_NR 149
-#else
-#error "unknown sysctl(2) number for this architecture"
-#endif
-#endif
+#include "guest.h"
 
 #define TESTS_DIR "/tests"
 #define CHILD_TIMEOUT 300
@@ -90,42 +84,7 @@ static const struct probe probes[] = {
 	  { CTL_NET, NET_IPV4, NET_IPV4_FORWARD } },
 };
 
-static int test_num;
-static int failures;
 static int translated;
-
-static void tap(int ok, const char *directive, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++test_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	if (directive)
-		printf(" # %s", directive);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static long sys_sysctl(struct __sysctl_args *args)
-{
-	return syscall(SMOKE_SYSCTL_NR, args);
-}
 
 /* Reads /proc/sys/<path> into buf; returns its length or -errno. */
 static ssize_t read_proc(const char *path, char *buf, size_t size)
@@ -233,7 +192,7 @@ static int syscall_present(void)
 	int name[2] = { CTL_KERN, KERN_OSTYPE };
 	struct __sysctl_args args = { .name = name, .nlen = 2 };
 
-	return !(sys_sysctl(&args) < 0 && errno == ENOSYS);
+	return guest_sysctl_args(&args) != ENOSYS;
 }
 
 static void check_proc_ostype(void)
@@ -241,84 +200,81 @@ static void check_proc_ostype(void)
 	char buf[64];
 	ssize_t len = read_proc("kernel/ostype", buf, sizeof(buf));
 
-	tap(len == 6 && !strcmp(buf, "Linux\n"), NULL,
-	    "/proc/sys/kernel/ostype reads Linux (%zd bytes)", len);
+	ktap_result(len == 6 && !strcmp(buf, "Linux\n"),
+		    "- /proc/sys/kernel/ostype reads Linux (%zd bytes)", len);
 }
 
+/* err: 0, an errno, or -1 for a return value other than 0 and -1. */
 static void check_probe(const struct probe *p, int present)
 {
 	unsigned char got[1024], want[1024];
 	char text[1024];
 	size_t oldlen = sizeof(got);
-	struct __sysctl_args args = {
-		.name = (int *)p->name, .nlen = p->nlen,
-		.oldval = got, .oldlenp = &oldlen,
-	};
 	ssize_t tlen, wlen;
-	long ret;
 	int err;
 
 	if (!present) {
-		tap(1, "SKIP sysctl(2) not available (ENOSYS)",
-		    "sysctl(2) reads %s", p->path);
+		ktap_result_skip_why("sysctl(2) not available (ENOSYS)",
+				     "- sysctl(2) reads %s", p->path);
 		return;
 	}
-	ret = sys_sysctl(&args);
-	err = errno;
+	err = guest_sysctl(p->name, p->nlen, got, &oldlen, NULL, 0);
 	tlen = read_proc(p->path, text, sizeof(text));
-	if (ret < 0 && err == ENOTDIR) {
-		tap(1, "SKIP not translated at this commit",
-		    "sysctl(2) reads %s", p->path);
+	if (err == ENOTDIR) {
+		ktap_result_skip_why("not translated at this commit",
+				     "- sysctl(2) reads %s", p->path);
 		return;
 	}
 	if (tlen < 0) {
-		tap(ret < 0 && err == -tlen, NULL,
-		    "sysctl(2) reads %s: no such file, error %s (want %s)",
-		    p->path, ret < 0 ? strerror(err) : "none",
-		    strerror(-tlen));
+		ktap_result(err == -tlen,
+			    "- sysctl(2) reads %s: no such file, error %s (want %s)",
+			    p->path, err > 0 ? strerror(err) : "none",
+			    strerror(-tlen));
 		return;
 	}
-	if (ret < 0) {
-		tap(0, NULL, "sysctl(2) reads %s: %s", p->path, strerror(err));
+	if (err > 0) {
+		ktap_result(0, "- sysctl(2) reads %s: %s", p->path,
+			    strerror(err));
 		return;
 	}
-	if (ret > 0) {
-		tap(0, NULL, "sysctl(2) reads %s: returned %ld", p->path, ret);
+	if (err < 0) {
+		ktap_result(0, "- sysctl(2) reads %s: returned %ld", p->path,
+			    guest_sysctl_ret);
 		return;
 	}
 	translated++;
 	wlen = expected_value(p, text, tlen, want, sizeof(want));
 	if (wlen < 0) {
-		tap(0, NULL, "sysctl(2) reads %s: cannot parse the file", p->path);
+		ktap_result(0, "- sysctl(2) reads %s: cannot parse the file",
+			    p->path);
 		return;
 	}
 	if (p->kind == K_STR && oldlen < sizeof(got) && got[oldlen] != '\0') {
-		tap(0, NULL, "sysctl(2) reads %s: string not NUL-terminated",
-		    p->path);
+		ktap_result(0, "- sysctl(2) reads %s: string not NUL-terminated",
+			    p->path);
 		return;
 	}
 	if ((size_t)wlen != oldlen || memcmp(got, want, wlen)) {
-		tap(0, NULL, "sysctl(2) reads %s: %zu bytes, file gives %zd",
-		    p->path, oldlen, wlen);
+		ktap_result(0, "- sysctl(2) reads %s: %zu bytes, file gives %zd",
+			    p->path, oldlen, wlen);
 		return;
 	}
-	tap(1, NULL, "sysctl(2) reads %s (%zu bytes)", p->path, oldlen);
+	ktap_result(1, "- sysctl(2) reads %s (%zu bytes)", p->path, oldlen);
 }
 
-static void expect_errno(int present, struct __sysctl_args *args, int want,
-			 const char *what)
+/* @args may be NULL or unmapped: the block itself must give EFAULT. */
+static void expect_errno(int present, void *args, int want, const char *what)
 {
-	long ret;
 	int err;
 
 	if (!present) {
-		tap(1, "SKIP sysctl(2) not available (ENOSYS)", "%s", what);
+		ktap_result_skip_why("sysctl(2) not available (ENOSYS)", "- %s",
+				     what);
 		return;
 	}
-	ret = args ? sys_sysctl(args) : syscall(SMOKE_SYSCTL_NR, NULL);
-	err = errno;
-	tap(ret == -1 && err == want, NULL, "%s: %s (want %s)", what,
-	    ret == -1 ? strerror(err) : "success", strerror(want));
+	err = guest_sysctl_args(args);
+	ktap_result(err == want, "- %s: %s (want %s)", what,
+		    err > 0 ? strerror(err) : "success", strerror(want));
 }
 
 static void check_arguments(int present)
@@ -331,7 +287,7 @@ static void check_arguments(int present)
 
 	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bad == MAP_FAILED) {
-		tap(0, NULL, "mmap of a PROT_NONE page: %s", strerror(errno));
+		ktap_result(0, "- mmap of a PROT_NONE page: %s", strerror(errno));
 		return;
 	}
 	args = (struct __sysctl_args){ .name = name, .nlen = -1,
@@ -379,7 +335,7 @@ static int run_child(const char *path)
 	out = fdopen(pipefd[0], "r");
 	while (out && fgets(line, sizeof(line), out)) {
 		line[strcspn(line, "\n")] = '\0';
-		diag("%s", line);
+		ktap_print("%s", line);
 	}
 	if (out)
 		fclose(out);
@@ -390,7 +346,7 @@ static int run_child(const char *path)
 			return 0;
 	}
 	if (WIFSIGNALED(status))
-		diag("%s: killed by signal %d", path, WTERMSIG(status));
+		ktap_print("%s: killed by signal %d", path, WTERMSIG(status));
 	/* kselftest uses exit code 4 for "all skipped". */
 	return WIFEXITED(status) &&
 	       (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 4);
@@ -413,7 +369,7 @@ static void run_tests_dir(void)
 		snprintf(path, sizeof(path), "%s/%s", TESTS_DIR, list[i]->d_name);
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 		    (st.st_mode & 0111))
-			tap(run_child(path), NULL, "%s", path);
+			ktap_result(run_child(path), "- %s", path);
 		free(list[i]);
 	}
 	if (n >= 0)
@@ -426,9 +382,9 @@ static void check_proc_absent(void)
 	struct stat st;
 	int ret = stat("/proc/sys", &st);
 
-	tap(ret < 0 && errno == ENOENT, NULL,
-	    "/proc/sys is absent, as SMOKE_EXPECT=noproc says (%s)",
-	    ret < 0 ? strerror(errno) : "it is there");
+	ktap_result(ret < 0 && errno == ENOENT,
+		    "- /proc/sys is absent, as SMOKE_EXPECT=noproc says (%s)",
+		    ret < 0 ? strerror(errno) : "it is there");
 }
 
 static void run_checks(void)
@@ -437,27 +393,28 @@ static void run_checks(void)
 	const char *expect = getenv("SMOKE_EXPECT");
 	size_t i;
 
-	diag("sysctl(2) is %s", present ? "present" : "absent (ENOSYS)");
+	ktap_print("sysctl(2) is %s", present ? "present" : "absent (ENOSYS)");
 	if (!expect || !*expect) {
 		check_proc_ostype();
 	} else if (!strcmp(expect, "enosys") || !strcmp(expect, "noproc")) {
-		tap(!present, NULL,
-		    "sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=%s says%s",
-		    expect, present ? ": it answers" : "");
+		ktap_result(!present,
+			    "- sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=%s says%s",
+			    expect, present ? ": it answers" : "");
 		if (!strcmp(expect, "noproc"))
 			check_proc_absent();
 		else
 			check_proc_ostype();
 	} else {
-		tap(0, NULL, "SMOKE_EXPECT=%s: unknown (enosys, noproc or empty)",
-		    expect);
+		ktap_result(0,
+			    "- SMOKE_EXPECT=%s: unknown (enosys, noproc or empty)",
+			    expect);
 		check_proc_ostype();
 	}
-	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
 		check_probe(&probes[i], present);
 	check_arguments(present);
-	diag("translated %d of %zu probed names", translated,
-	     sizeof(probes) / sizeof(probes[0]));
+	ktap_print("translated %d of %zu probed names", translated,
+		   ARRAY_SIZE(probes));
 }
 
 int main(void)
@@ -467,21 +424,25 @@ int main(void)
 	if (pid1) {
 		mkdir("/proc", 0555);
 		if (mount("proc", "/proc", "proc", 0, NULL) && errno != EBUSY)
-			printf("# mount /proc: %s\n", strerror(errno));
+			ktap_print("mount /proc: %s", strerror(errno));
 		/* /dev/kmsg for the tests that read the kernel log. */
 		if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL))
-			printf("# mount /dev: %s\n", strerror(errno));
+			ktap_print("mount /dev: %s", strerror(errno));
 		setenv("PATH", "/bin:/tests", 1);
 	}
-	printf("TAP version 13\n");
+	ktap_header();
+	guest_init("smoke");
+	if (sysctl_nr != SYSCTL_NR)
+		ktap_print("smoke: calling system call %ld as sysctl(2)",
+			   sysctl_nr);
 	run_checks();
 	if (pid1)
 		run_tests_dir();
-	printf("1..%d\n", test_num);
-	diag("smoke: %d failed of %d", failures, test_num);
-	fflush(stdout);
+	/* No totals line: the last line is smoke's own count. */
+	ktap_plan(ktap_count);
+	ktap_print("smoke: %d failed of %d", ktap_fail, ktap_count);
 	if (!pid1)
-		return failures ? 1 : 0;
+		return ktap_fail ? 1 : 0;
 	sync();
 	reboot(RB_AUTOBOOT);
 	for (;;)

@@ -33,9 +33,12 @@
  * read() of a string file starts from its current value at that offset,
  * which may be another value, so a looped read could tear in user space.
  *
- * Prints one line per thread and a last line
- * "threads: N calls in S s, M errors"; exits 0 without errors, else 1.
- * STRESS_SYSCTL_NR=N in the environment makes it call system call N
+ * Prints KTAP (guest.h) with one result: one diagnostic line per thread
+ * and the totals, then the result, whose text is the figure
+ * "threads: N calls in S s, M errors", "ok" without errors; exits 0
+ * without errors, else 1.  A run that cannot start (no namespaces, a name
+ * that cannot be set up) is "not ok 1 threads: 0 calls in 0 s, M errors".
+ * GUEST_SYSCTL_NR=N in the environment makes it call system call N
  * instead of sysctl(2), to see it fail.
  *
  * Build:  gcc -static -O2 -Wall -Wextra -Werror -pthread [-m32] threads.c
@@ -126,7 +129,6 @@ static struct var shared[] = {
 	  INTS({ 4096 }, { 128 }, { 1024 }), .optional = 1 },
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NSHARED ((int)ARRAY_SIZE(shared))
 
 /* One of these is each thread's own: the thread is its only writer. */
@@ -204,30 +206,28 @@ static int nthreads = DEFAULT_THREADS;
 static int lo_ifindex = 1;
 static char lo_name[IF_NAMESIZE] = "lo";
 static int stop;
-static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const op_names[NR_OPS] = {
 	"sysctl read", "sysctl write", "sysctl read+write", "proc read",
 	"proc pread", "proc write", "probe",
 };
 
-static void fail(struct thread *t, const char *fmt, ...)
+static __printf(2, 3)
+void fail(struct thread *t, const char *fmt, ...)
 {
+	char why[4 * BUF_SIZE + 256];
 	va_list ap;
 
 	if (t && t->errors++ >= MAX_REPORTS)
 		return;
-	pthread_mutex_lock(&print_lock);
-	if (t)
-		printf("thread %d: error: ", t->id);
-	else
-		printf("threads: error: ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	pthread_mutex_unlock(&print_lock);
+	/* One diagnostic line, whole: ktap_print() locks stdout. */
+	if (t)
+		ktap_print("thread %d: error: %s", t->id, why);
+	else
+		ktap_print("threads: error: %s", why);
 }
 
 static unsigned int rnd(struct thread *t, unsigned int n)
@@ -239,19 +239,6 @@ static unsigned int rnd(struct thread *t, unsigned int n)
 	x ^= x << 5;
 	t->rng = x;
 	return x % n;
-}
-
-/* Calls sysctl(2); returns 0 or the errno. */
-static int sys_sysctl(const int *name, int nlen, void *old, size_t *oldlenp,
-		      const void *new, size_t newlen)
-{
-	struct __sysctl_args args = {
-		.name = (int *)name, .nlen = nlen,
-		.oldval = old, .oldlenp = oldlenp,
-		.newval = (void *)new, .newlen = newlen,
-	};
-
-	return syscall(sysctl_nr, &args) ? errno : 0;
 }
 
 static const char *var_name(const struct var *v)
@@ -404,7 +391,7 @@ static void op_sys_read(struct thread *t, struct var *v)
 	got = req;
 	memset(buf, POISON, sizeof(buf));
 	t->sys_calls++;
-	err = sys_sysctl(v->name, v->nlen, buf, &got, NULL, 0);
+	err = guest_sysctl(v->name, v->nlen, buf, &got, NULL, 0);
 	if (err) {
 		fail(t, "sysctl(2) read %s: %s", var_name(v), strerror(err));
 		return;
@@ -432,7 +419,7 @@ static void op_sys_write(struct thread *t, struct var *v, int with_old)
 		len++;
 	memset(buf, POISON, sizeof(buf));
 	t->sys_calls++;
-	err = sys_sysctl(v->name, v->nlen, with_old ? buf : NULL,
+	err = guest_sysctl(v->name, v->nlen, with_old ? buf : NULL,
 			 with_old ? &got : NULL, val, len);
 	if (err) {
 		fail(t, "sysctl(2) %s %s: %s",
@@ -538,38 +525,38 @@ static void op_probe(struct thread *t)
 	case 0:
 		what = "read of an interface that does not exist";
 		want = ENOTDIR;
-		err = sys_sysctl(noif, 5, buf, &len, NULL, 0);
+		err = guest_sysctl(noif, 5, buf, &len, NULL, 0);
 		break;
 	case 1:
 		what = "read of kernel.reboot-cmd (no such file)";
 		want = ENOENT;
-		err = sys_sysctl(reboot_cmd, 2, buf, &len, NULL, 0);
+		err = guest_sysctl(reboot_cmd, 2, buf, &len, NULL, 0);
 		break;
 	case 2:
 		what = "read of an untranslated name";
 		want = ENOTDIR;
-		err = sys_sysctl(untranslated, 2, buf, &len, NULL, 0);
+		err = guest_sysctl(untranslated, 2, buf, &len, NULL, 0);
 		break;
 	case 3:
 		what = "read of the directory net.ipv4.conf.lo";
 		want = ENOTDIR;
-		err = sys_sysctl(confdir, 4, buf, &len, NULL, 0);
+		err = guest_sysctl(confdir, 4, buf, &len, NULL, 0);
 		break;
 	case 4:
 		what = "write of the read-only kernel.ostype";
 		want = EACCES;
-		err = sys_sysctl(ostype, 2, NULL, NULL, "Plan9", 5);
+		err = guest_sysctl(ostype, 2, NULL, NULL, "Plan9", 5);
 		break;
 	case 5:
 		bad = rnd(t, 2) ? 0 : 256;
 		what = bad ? "write of ttl 256" : "write of ttl 0";
 		want = EINVAL;
-		err = sys_sysctl(ttl, 3, NULL, NULL, &bad, sizeof(bad));
+		err = guest_sysctl(ttl, 3, NULL, NULL, &bad, sizeof(bad));
 		break;
 	case 6:
 		what = "write of 2 bytes to the int ttl (writes nothing)";
 		want = 0;
-		err = sys_sysctl(ttl, 3, NULL, NULL, &two, sizeof(two));
+		err = guest_sysctl(ttl, 3, NULL, NULL, &two, sizeof(two));
 		break;
 	default: {
 		int fd;
@@ -719,8 +706,8 @@ static int var_setup(struct var *v)
 
 	if (access(v->file, W_OK)) {
 		if (v->optional) {
-			printf("threads: %s absent here, not used\n",
-			       var_name(v));
+			ktap_print("threads: %s absent here, not used",
+				   var_name(v));
 			return 0;
 		}
 		fail(NULL, "%s: %s", v->file, strerror(errno));
@@ -733,7 +720,7 @@ static int var_setup(struct var *v)
 		return 1;
 	}
 	memset(buf, POISON, sizeof(buf));
-	err = sys_sysctl(v->name, v->nlen, buf, &got, NULL, 0);
+	err = guest_sysctl(v->name, v->nlen, buf, &got, NULL, 0);
 	if (err) {
 		fail(NULL, "sysctl(2) read %s: %s", var_name(v), strerror(err));
 		return 1;
@@ -792,7 +779,7 @@ static int final_check(void)
 		if (!v->present)
 			continue;
 		memset(buf, POISON, sizeof(buf));
-		err = sys_sysctl(v->name, v->nlen, buf, &got, NULL, 0);
+		err = guest_sysctl(v->name, v->nlen, buf, &got, NULL, 0);
 		len = read_file(v->file, text, sizeof(text));
 		for (j = 0; j < v->nvalues; j++) {
 			if (!err && read_is(v, j, buf, BUF_SIZE, got))
@@ -820,12 +807,15 @@ static int final_check(void)
 	return errors;
 }
 
-static double now(void)
+/*
+ * The one result line, whose text is the figure, and the totals; @secs
+ * is negative when the threads did not run ("0 s").
+ */
+static int result(unsigned long calls, double secs, unsigned long errors)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	ktap_result(!errors, "threads: %lu calls in %.*f s, %lu errors", calls,
+		    secs < 0 ? 0 : 1, secs < 0 ? 0 : secs, errors);
+	return ktap_finish();
 }
 
 int main(void)
@@ -837,13 +827,15 @@ int main(void)
 	unsigned int idx;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	ktap_header();
+	ktap_plan(1);
 	nthreads = env_int("threads", "THREADS_N", DEFAULT_THREADS, 1,
 			   MAX_THREADS);
 	seconds = env_int("threads", "THREADS_SECONDS", DEFAULT_SECONDS, 1, 3600);
 	guest_init("threads");
 	if (sysctl_nr != __NR__sysctl)
-		printf("threads: calling system call %ld as sysctl(2)\n",
-		       sysctl_nr);
+		ktap_print("threads: calling system call %ld as sysctl(2)",
+			   sysctl_nr);
 
 	idx = if_nametoindex("lo");
 	if (idx)
@@ -864,15 +856,14 @@ int main(void)
 	snapshot(0);
 
 	if (unshare(CLONE_NEWNET | CLONE_NEWUTS)) {
-		printf("threads: unshare(CLONE_NEWNET | CLONE_NEWUTS): %s\n",
-		       strerror(errno));
-		printf("threads: 0 calls in 0 s, 1 errors\n");
-		return 1;
+		ktap_print("threads: unshare(CLONE_NEWNET | CLONE_NEWUTS): %s",
+			   strerror(errno));
+		return result(0, -1, 1);
 	}
 	idx = if_nametoindex("lo");
 	if (idx != (unsigned int)lo_ifindex) {
-		printf("threads: lo has ifindex %u in the new namespace, %d "
-		       "before\n", idx, lo_ifindex);
+		ktap_print("threads: lo has ifindex %u in the new namespace, %d "
+			   "before", idx, lo_ifindex);
 		errors++;
 	}
 
@@ -884,14 +875,12 @@ int main(void)
 	}
 	for (i = 0; i < NOWN; i++)
 		nown += own[i].present;
-	if (errors) {
-		printf("threads: 0 calls in 0 s, %lu errors\n", errors);
-		return 1;
-	}
+	if (errors)
+		return result(0, -1, errors);
 
-	printf("threads: %d threads for %d s in new net and uts namespaces, "
-	       "lo is ifindex %d, %d names of their own\n", nthreads, seconds,
-	       lo_ifindex, nown);
+	ktap_print("threads: %d threads for %d s in new net and uts namespaces, "
+		   "lo is ifindex %d, %d names of their own", nthreads, seconds,
+		   lo_ifindex, nown);
 	for (i = 0, j = 0; i < nthreads; i++) {
 		struct thread *t = &threads[i];
 
@@ -907,13 +896,14 @@ int main(void)
 		}
 	}
 
-	start = now();
+	start = guest_now();
 	for (i = 0; i < nthreads; i++) {
 		int err = pthread_create(&threads[i].tid, NULL, thread_main,
 					 &threads[i]);
 
 		if (err) {
-			printf("threads: pthread_create: %s\n", strerror(err));
+			ktap_print("threads: pthread_create: %s",
+				   strerror(err));
 			__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 			nthreads = i;
 			errors++;
@@ -927,21 +917,24 @@ int main(void)
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(threads[i].tid, NULL);
-	secs = now() - start;
+	secs = guest_now() - start;
 
 	for (i = 0; i < nthreads; i++) {
 		struct thread *t = &threads[i];
+		char ops[512];
+		size_t len = 0;
 
-		printf("thread %d (%s, own %s): %lu calls (sysctl(2) %lu, "
-		       "proc %lu), %lu expected errnos, %lu errors\n", i,
-		       t->writer ? "writer" : "reader",
-		       t->own ? var_name(t->own) : "none",
-		       t->sys_calls + t->proc_calls, t->sys_calls,
-		       t->proc_calls, t->expected, t->errors);
-		printf("thread %d ops:", i);
-		for (j = 0; j < NR_OPS; j++)
-			printf(" %s %lu%s", op_names[j], t->ops[j],
-			       j + 1 < NR_OPS ? "," : "\n");
+		ktap_print("thread %d (%s, own %s): %lu calls (sysctl(2) %lu, "
+			   "proc %lu), %lu expected errnos, %lu errors", i,
+			   t->writer ? "writer" : "reader",
+			   t->own ? var_name(t->own) : "none",
+			   t->sys_calls + t->proc_calls, t->sys_calls,
+			   t->proc_calls, t->expected, t->errors);
+		for (j = 0; j < NR_OPS && len < sizeof(ops); j++)
+			len += snprintf(ops + len, sizeof(ops) - len,
+					" %s %lu%s", op_names[j], t->ops[j],
+					j + 1 < NR_OPS ? "," : "");
+		ktap_print("thread %d ops:%s", i, ops);
 		sys += t->sys_calls;
 		proc += t->proc_calls;
 		expected += t->expected;
@@ -958,15 +951,13 @@ int main(void)
 	} else {
 		int bad = snapshot(1);
 
-		printf("threads: original namespaces %s\n",
-		       bad ? "CHANGED" : "unchanged");
+		ktap_print("threads: original namespaces %s",
+			   bad ? "CHANGED" : "unchanged");
 		errors += bad;
 	}
 
 	calls = sys + proc;
-	printf("threads: totals: sysctl(2) %lu, proc %lu, expected errnos "
-	       "%lu\n", sys, proc, expected);
-	printf("threads: %lu calls in %.1f s, %lu errors\n", calls, secs,
-	       errors);
-	return errors ? 1 : 0;
+	ktap_print("threads: totals: sysctl(2) %lu, proc %lu, expected errnos "
+		   "%lu", sys, proc, expected);
+	return result(calls, secs, errors);
 }

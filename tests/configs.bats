@@ -234,7 +234,7 @@ CHECK
 @test "smoke: SMOKE_EXPECT=enosys fails where sysctl(2) answers; an unknown value fails; empty is the default" {
 	gcc -static -Os -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/smoke" "$QEMU_BOOT/smoke.c"
 	# Built with getpid() in place of sysctl(2): a sysctl(2) that answers.
-	gcc -static -Os -Wall -Wextra -Werror -DSMOKE_SYSCTL_NR=39 \
+	gcc -static -Os -Wall -Wextra -Werror -DSYSCTL_NR=39 \
 		-o "$BATS_TEST_TMPDIR/smoke-answers" "$QEMU_BOOT/smoke.c"
 	SMOKE_EXPECT=enosys run "$BATS_TEST_TMPDIR/smoke-answers"
 	[ "$status" -eq 1 ]

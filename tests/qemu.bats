@@ -21,7 +21,7 @@ setup_file() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"PASS: "*" tests"* ]]
 	grep -q '^ok .* - /proc/sys/kernel/ostype reads Linux' "$BATS_TEST_TMPDIR/console.log"
-	grep -q '^ok .* - /tests/00-smoke32' "$BATS_TEST_TMPDIR/console.log"
+	grep -q '^ok .* - /tests/00-smoke_32' "$BATS_TEST_TMPDIR/console.log"
 }
 
 @test "runner: a kernel panic fails the boot" {
@@ -153,11 +153,72 @@ teardown() {
 	[ "$output" = "FAIL: TAP plan 1..3 but 1 test line(s)" ]
 }
 
+@test "ktap: one reader of the console: the verdict, a row per program, the figures" {
+	# /init's results at column 0; each program's own KTAP relayed
+	# under "# ", as smoke.c nests it.  A program's own "not ok" is its
+	# business: its exit status makes its result at the top.
+	log=$BATS_TEST_TMPDIR/console.log
+	cat >"$log" <<-'EOF'
+		[    0.5] Linux version 6.1.0
+		TAP version 13
+		ok 1 - /proc/sys/kernel/ostype reads Linux
+		# TAP version 13
+		# 1..3
+		# ok 1 a
+		# not ok 2 b
+		# ok 3 c # SKIP
+		# # Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0
+		ok 2 - /tests/10-sysctl_syscall
+		# TAP version 13
+		# 1..1
+		# # fuzz: seed 1, 2000 calls
+		# # calls: 2000
+		# # errno ENOENT: 12
+		# # progress: 1000 calls, 0 failures, 1.0 s
+		# # note: 6 kernel-space addresses
+		# ok 1 fuzz: 2000 calls, 0 failures
+		# # Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0
+		ok 3 - /tests/20-fuzz
+		# # calls: 1999
+		# # errno EFAULT: 3
+		# not ok 1 fuzz: 1999 calls, 1 failures
+		not ok 4 - /tests/21-fuzz_32
+		# some output, no KTAP
+		ok 5 - /tests/50-other # SKIP not here
+		1..5
+	EOF
+	run awk -v mode=verdict -f "$QEMU_BOOT/ktap.awk" "$log"
+	[ "$status" -eq 1 ]
+	[ "$output" = "FAIL: 1 test(s) failed: not ok 4 - /tests/21-fuzz_32" ]
+	run awk -v mode=rows -f "$QEMU_BOOT/ktap.awk" "$log"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "$(printf 'sysctl_syscall\tpass\tTotals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0')" ]
+	[ "${lines[1]}" = "$(printf 'fuzz\tpass\tfuzz: 2000 calls, 0 failures')" ]
+	[ "${lines[2]}" = "$(printf 'fuzz_32\tFAIL\tfuzz: 1999 calls, 1 failures')" ]
+	[ "${lines[3]}" = "$(printf 'other\tpass\t')" ]
+	run awk -v mode=figures -v progs="fuzz fuzz_32" -f "$QEMU_BOOT/ktap.awk" "$log"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 4 ]
+	[[ ${lines[0]} =~ ^\ +fuzz\ +fuzz_32\ *$ ]]
+	[[ ${lines[1]} =~ ^\ +calls\ +2000\ +1999\ *$ ]]
+	[[ ${lines[2]} =~ ^\ +errno\ ENOENT\ +12\ +-\ *$ ]]
+	[[ ${lines[3]} =~ ^\ +errno\ EFAULT\ +-\ +3\ *$ ]]
+	# The last failure fixed: a pass, its skips counted at the top only.
+	sed -i 's/^not ok 4/ok 4/' "$log"
+	run awk -v mode=verdict -f "$QEMU_BOOT/ktap.awk" "$log"
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 5 tests, 1 skipped" ]
+	run awk -v mode=nonsense -f "$QEMU_BOOT/ktap.awk" "$log"
+	[ "$status" -eq 2 ]
+	[[ $output == *"mode must be verdict, rows or figures, not 'nonsense'"* ]]
+}
+
 @test "runner: the console patterns are those of bad-console.txt; a broken one is named" {
 	wf=$BATS_TEST_TMPDIR/wf
 	mkdir -p "$wf/tools" "$wf/qemu-boot"
 	cp "$TOOLS/lib.sh" "$wf/tools/"
-	cp "$QEMU_BOOT/run.sh" "$QEMU_BOOT/bad-console.txt" "$wf/qemu-boot/"
+	cp "$QEMU_BOOT/run.sh" "$QEMU_BOOT/ktap.awk" "$QEMU_BOOT/bad-console.txt" "$wf/qemu-boot/"
 	printf 'ok 1 - a\n[    1.5] sysctl-fixture: bad thing\n1..1\n' >"$BATS_TEST_TMPDIR/c.log"
 	run "$wf/qemu-boot/run.sh" -c "$BATS_TEST_TMPDIR/c.log"
 	[ "$status" -eq 0 ]
@@ -191,7 +252,7 @@ teardown() {
 @test "smoke: a sysctl(2) that returns wrong values is caught" {
 	# Built with getpid() in place of sysctl(2): the call "succeeds"
 	# without producing the value, and ignores bad arguments.
-	gcc -static -Os -Wall -Wextra -Werror -DSMOKE_SYSCTL_NR=39 \
+	gcc -static -Os -Wall -Wextra -Werror -DSYSCTL_NR=39 \
 		-o "$BATS_TEST_TMPDIR/smoke-broken" "$QEMU_BOOT/smoke.c"
 	run "$BATS_TEST_TMPDIR/smoke-broken"
 	[ "$status" -eq 1 ]

@@ -54,8 +54,8 @@ setup_file() {
 	# kselftest ran, 64-bit and 32-bit.
 	[ "$NPATCHES" -eq 23 ]
 	grep -q '^# translated 13 of 13 probed names' "$log"
-	grep -q '^ok .* - /tests/sysctl_syscall$' "$log"
-	grep -q '^ok .* - /tests/sysctl_syscall_32$' "$log"
+	grep -q '^ok .* - /tests/10-sysctl_syscall$' "$log"
+	grep -q '^ok .* - /tests/11-sysctl_syscall_32$' "$log"
 }
 
 @test "series: every commit passes checkpatch, codespell, sparse, kernel-doc, the build matrix and the boots" {

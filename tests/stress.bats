@@ -54,7 +54,7 @@ stress() {
 
 @test "stress: the fuzzer, the thread test and the benchmark fail on a broken sysctl(2)" {
 	# Every call made through a syscall number no kernel has: ENOSYS.
-	stress -C -a "STRESS_SYSCTL_NR=1023"
+	stress -C -a "GUEST_SYSCTL_NR=1023"
 	[ "$status" -eq 1 ]
 	for p in fuzz threads cost; do
 		grep -qE "^debug +$p +FAIL" "$BATS_TEST_TMPDIR/out/summary.txt"
@@ -100,9 +100,9 @@ stress() {
 }
 
 @test "stress: a failed result is kept as failed" {
-	stress -C -a "STRESS_SYSCTL_NR=1023"
+	stress -C -a "GUEST_SYSCTL_NR=1023"
 	[ "$status" -eq 1 ]
-	stress -C -a "STRESS_SYSCTL_NR=1023"
+	stress -C -a "GUEST_SYSCTL_NR=1023"
 	[ "$status" -eq 1 ]
 	[[ $output == *"result kept from "* ]]
 	[[ $output == *"FAIL (kept"* ]]
