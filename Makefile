@@ -95,10 +95,10 @@ other-base:
 bisect:
 	@tools/bisect-run.sh start "$(GOOD)" "$(BAD)"
 
-## faults: kill each command at SEED-chosen moments (KILLS= per command, default 20), re-run, compare (long; not in all)
+## faults: kill each command at SEED-chosen moments (KILLS= per command, default 20; AIM=1 at each phase of its run marker), re-run, compare (long; not in all)
 .PHONY: faults
 faults:
-	@tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(ROWS)
+	@tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS)
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps

@@ -3,7 +3,7 @@
 # and check that its next run recovers by itself and gives the result of
 # an uninterrupted run.
 #
-#   tools/faults.sh [-s SEED] [-k KILLS] [-n] [COMMAND...]
+#   tools/faults.sh [-s SEED] [-k KILLS] [-n] [-a] [COMMAND...]
 #
 # COMMAND: rebuild, base, export, other-base, bisect, port, validate,
 # stress, submit, send (default: all, in that order).  For each: after a first run that warms the cache up (-n:
@@ -20,6 +20,14 @@
 # (recovered: the next run succeeded; identical: and gave the reference
 # result, with no scratch state left behind) and exits 1 when a row is
 # short.  SEED and KILLS may also come from the environment.
+#
+# -a aims the kills at the phases of the command's own run marker
+# ($WF_CACHE/<command>.run, "phase=..."; see tools/lib.sh) instead of the
+# whole run: the reference run is watched to learn each phase's length,
+# and kill number i waits until its run is in phase i mod (number of
+# phases), then sleeps a random delay within that phase's length.  A run
+# that is past the phase before it was seen counts as ended before the
+# signal.  A command with no marker (validate) is killed at random.
 #
 # The cache is $WF_CACHE when it is set, else ~/.cache/sysctl-wf-faults:
 # never the workflow's own cache unless WF_CACHE names it.  The commands
@@ -56,7 +64,7 @@ ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send
 SIGNALS=(KILL TERM INT)
 
 usage() {
-	echo "usage: $0 [-s SEED] [-k KILLS] [-n] [${ALL_ROWS[*]}]..." >&2
+	echo "usage: $0 [-s SEED] [-k KILLS] [-n] [-a] [${ALL_ROWS[*]}]..." >&2
 	exit 2
 }
 
@@ -207,6 +215,7 @@ row_port_setup() {
 	PORT_DIR=$WF_CACHE_ROOT/port/$TOPIC_ID..faults-port
 }
 row_port_prepare() { :; }
+row_port_marker() { MARKER=$PORT_DIR/port.run; }
 row_port_cmd() { CMD=("$WF_HOME/tools/port.sh" "$TOPIC_ID" faults-port); }
 row_port_result() {
 	local f gitdir=$PORT_DIR/linux/.git
@@ -365,12 +374,87 @@ now_ms() {
 	printf '%s\n' "$((t / 1000))"
 }
 
+# marker_phase FILE: MPHASE is the phase the run marker FILE names (empty:
+# none).  Builtins only: it is polled every few milliseconds, also on a
+# loaded machine.
+marker_phase() {
+	local line
+	MPHASE=''
+	[[ -e $1 ]] || return 0
+	{
+		while IFS= read -r line; do
+			[[ $line == phase=* ]] && MPHASE=${line#phase=} && return 0
+		done <"$1"
+	} 2>/dev/null
+	return 0
+}
+
+# tick: wait 5 ms without starting a process (a read that times out on a
+# FIFO nobody writes, opened in main as TICK_FD).
+tick() {
+	read -r -t 0.005 -u "$TICK_FD" _ || true
+}
+
+# leader_alive PID: the process PID runs (not a zombie).  Builtins only.
+leader_alive() {
+	local stat
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} != Z ]]
+}
+
+# watch_phases PID T0: while the process PID runs, note each phase MARKER
+# names, in the order seen, into PHASES, and how long the run stayed in
+# it (ms; the last one until PID ended) into PHASE_LEN.
+watch_phases() {
+	local pid=$1 t0=$2 last='' now i
+	local -a names=() starts=()
+	# shellcheck disable=SC2310 # leader_alive is one test: its status is the answer
+	while leader_alive "$pid"; do
+		marker_phase "$MARKER"
+		if [[ -n $MPHASE && $MPHASE != "$last" ]]; then
+			names+=("$MPHASE")
+			starts+=($(($(now_ms) - t0)))
+			last=$MPHASE
+		fi
+		tick
+	done
+	now=$(($(now_ms) - t0))
+	PHASES=() PHASE_LEN=()
+	for i in "${!names[@]}"; do
+		PHASES+=("${names[i]}")
+		if [[ $((i + 1)) -lt ${#names[@]} ]]; then
+			PHASE_LEN+=($((starts[i + 1] - starts[i])))
+		else
+			PHASE_LEN+=($((now - starts[i])))
+		fi
+		[[ ${PHASE_LEN[-1]} -ge 1 ]] || PHASE_LEN[-1]=1
+	done
+}
+
+# wait_phase PID NAME INDEX: wait until the run of group PID is in phase
+# NAME (the INDEX-th of PHASES); false when the run ended or the marker
+# went on to a later phase first.
+wait_phase() {
+	local pid=$1 name=$2 idx=$3 j
+	# shellcheck disable=SC2310 # leader_alive is one test: its status is the answer
+	while leader_alive "$pid"; do
+		marker_phase "$MARKER"
+		[[ $MPHASE == "$name" ]] && return 0
+		for ((j = idx + 1; j < ${#PHASES[@]}; j++)); do
+			[[ $MPHASE == "${PHASES[j]}" ]] && return 1
+		done
+		tick
+	done
+	return 1
+}
+
 # run_row ROW: the reference run, then the kills; appends a row to ROWS_OUT
 # and sets SHORT=1 when the row is short.  It relies on set -e (its setup,
 # its reference result): call it on its own.
 run_row() {
 	local row=$1 dir=$FAULTS/$1 t0 dur i kills=0 recovered=0 identical=0 missed=0
-	local delay sig rc res
+	local delay sig rc res p at
 	local -a sigs_used=()
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -383,26 +467,56 @@ run_row() {
 		"${CMD[@]}" >"$dir/warm-up.out" 2>"$dir/warm-up.err" ||
 			die "the uninterrupted run of $row failed (see $dir/warm-up.err)"
 	fi
+	MARKER=$WF_CACHE/$row.run
+	if declare -F "row_${row//-/_}_marker" >/dev/null; then run_fn "$row" marker; fi
+	PHASES=() PHASE_LEN=()
 	run_fn "$row" prepare
 	t0=$(now_ms)
-	"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" ||
-		die "the uninterrupted run of $row failed (see $dir/reference.err)"
+	if [[ $AIM -eq 1 ]]; then
+		"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" &
+		watch_phases $! "$t0"
+		wait $! || die "the uninterrupted run of $row failed (see $dir/reference.err)"
+	else
+		"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" ||
+			die "the uninterrupted run of $row failed (see $dir/reference.err)"
+	fi
 	dur=$(($(now_ms) - t0))
 	run_fn "$row" result "$dir/reference.out" >"$dir/reference.result"
-	info "$row: reference run $dur ms; $KILLS kill(s)"
+	info "$row: reference run $dur ms; $KILLS kill(s)$([[ $AIM -eq 0 ]] || printf ', aimed at %s' \
+		"$(for i in "${!PHASES[@]}"; do printf '%s (%s ms) ' "${PHASES[i]}" "${PHASE_LEN[i]}"; done)")"
 	[[ $dur -ge 1 ]] || dur=1
 	for ((i = 1; kills < KILLS && i <= 3 * KILLS; i++)); do
 		run_fn "$row" prepare
-		delay=$(((RANDOM * 32768 + RANDOM) % dur))
 		sig=${SIGNALS[RANDOM % ${#SIGNALS[@]}]}
-		start_in_group "$dir/$i.killed.out"
+		if [[ ${#PHASES[@]} -gt 0 ]]; then
+			p=$((kills % ${#PHASES[@]}))
+			delay=$(((RANDOM * 32768 + RANDOM) % PHASE_LEN[p]))
+			at="${PHASES[p]}+$delay ms"
+			start_in_group "$dir/$i.killed.out"
+			# shellcheck disable=SC2310 # its status is the answer: the phase was seen
+			if ! wait_phase "$PID" "${PHASES[p]}" "$p"; then
+				# Past the phase: let it end, an uninterrupted run.
+				wait_group "$PID"
+				missed=$((missed + 1))
+				continue
+			fi
+		else
+			delay=$(((RANDOM * 32768 + RANDOM) % dur))
+			at="$delay ms"
+			start_in_group "$dir/$i.killed.out"
+		fi
 		sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
 		if ! kill -s "$sig" -- "-$PID" 2>/dev/null; then
-			# It ended before the signal: the runs are faster than the
-			# reference; aim a little earlier from now on.
+			# It ended before the signal.
 			wait_group "$PID"
 			missed=$((missed + 1))
-			dur=$((delay > dur * 3 / 4 ? delay : dur * 3 / 4 + 1))
+			# The runs are faster than the reference: aim a little
+			# earlier from now on (within the phase, with -a).
+			if [[ ${#PHASES[@]} -gt 0 ]]; then
+				PHASE_LEN[p]=$((delay > PHASE_LEN[p] * 3 / 4 ? delay : PHASE_LEN[p] * 3 / 4 + 1))
+			else
+				dur=$((delay > dur * 3 / 4 ? delay : dur * 3 / 4 + 1))
+			fi
 			continue
 		fi
 		wait_group "$PID"
@@ -415,10 +529,10 @@ run_row() {
 		res=$(run_fn "$row" result "$dir/$i.out" 2>&1) || true
 		if [[ $rc -eq 0 && $res == "$(cat "$dir/reference.result")" ]]; then
 			identical=$((identical + 1))
-			printf '%s\t%s\t%s ms\tSIG%s\trecovered\tidentical\n' "$row" "$i" "$delay" "$sig"
+			printf '%s\t%s\t%s\tSIG%s\trecovered\tidentical\n' "$row" "$i" "$at" "$sig"
 		else
 			diff <(printf '%s\n' "$res") "$dir/reference.result" >"$dir/$i.diff" || true
-			printf '%s\t%s\t%s ms\tSIG%s\t%s\t%s\n' "$row" "$i" "$delay" "$sig" \
+			printf '%s\t%s\t%s\tSIG%s\t%s\t%s\n' "$row" "$i" "$at" "$sig" \
 				"$([[ $rc -eq 0 ]] && echo recovered || echo "FAILED (exit $rc, see $dir/$i.err)")" \
 				"DIFFERENT (see $dir/$i.diff)"
 		fi >>"$FAULTS/log.txt"
@@ -450,14 +564,15 @@ copy_top() {
 }
 
 main() {
-	local seed=${SEED:-1} row rc=0
+	local seed=${SEED:-1} row rc=0 tick_fifo
 	local -a rows
-	KILLS=${KILLS:-20} WARM_UP=1
-	while getopts 's:k:n' opt; do
+	KILLS=${KILLS:-20} WARM_UP=1 AIM=0
+	while getopts 's:k:na' opt; do
 		case $opt in
 		s) seed=$OPTARG ;;
 		k) KILLS=$OPTARG ;;
 		n) WARM_UP=0 ;;
+		a) AIM=1 ;;
 		*) usage ;;
 		esac
 	done
@@ -473,6 +588,10 @@ main() {
 	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
 	BASE_REF=$(base_ref "$(package_version)")
 	mkdir -p "$FAULTS"
+	tick_fifo=$(mktemp -u "$FAULTS/tick.XXXXXX")
+	mkfifo "$tick_fifo"
+	exec {TICK_FD}<>"$tick_fifo"
+	rm -f "$tick_fifo"
 	copy_top
 	info "cache $WF_CACHE_ROOT (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
 	: >"$FAULTS/log.txt"
