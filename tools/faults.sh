@@ -294,10 +294,12 @@ row_submit_result() {
 	leftovers
 }
 
-# normalize_mail: a message or record without what changes from one run of
-# b4 to the next.
+# normalize_mail: a message, record or range-diff without what changes
+# from one run of b4 to the next (b4 prep commits the series anew, so a
+# range-diff's commit ids are new every run).
 normalize_mail() {
 	sed -E -e '/^X-B4-Tracking:/,/^[^ \t]/{/^X-B4-Tracking:/d;/^[ \t]/d}' \
+		-e 's/^( *[0-9-]+: +)[0-9a-f-]{7,40}( [=!<>] +[0-9-]+: +)[0-9a-f-]{7,40} /\1-\2- /' \
 		-e 's/^(Date|written|date): .*/\1: -/' \
 		-e 's/[0-9]{8}-([A-Za-z0-9_.-]+-v[0-9]+-[0-9]+)-[0-9a-f]{12}@/-\1-@/g' \
 		-e 's/^From MAILER-DAEMON .*/From MAILER-DAEMON/'
