@@ -209,20 +209,25 @@ has_kept() {
 	done
 }
 
+# gets_kept RESULT: true when RESULT has no build directory of its own
+# and the result it needs keeps files: its check gets those files, and
+# no build directory is brought to its commit.
+gets_kept() {
+	# shellcheck disable=SC2310 # its status is its answer
+	! flag "$1" build_dir && [[ -n $(given_kept "$1") ]]
+}
+
 # given_build RESULT I: the WF_CHECK_BUILD of RESULT at commit I: its
 # own build directory, or what the result it needs gives: the files that
 # result kept at this commit (a tree of their paths), or its build
 # directory (brought to this commit).
 given_build() {
-	local own='' kept
 	# shellcheck disable=SC2310 # its status is its answer
-	flag "$1" build_dir && own=1
-	kept=$(given_kept "$1")
-	if [[ -z $own && -n $kept ]]; then
+	if gets_kept "$1"; then
 		kept_dir "$(needs "$1")" "$2"
-		return
+	else
+		build_dir "$1"
 	fi
-	build_dir "$1"
 }
 
 # build_dir RESULT: the build directory RESULT's check gets (its own, or
@@ -416,7 +421,7 @@ goto_commit() {
 run_check() {
 	local r=$1 i=$2 out=$3 prev=$4 bdir='' run given
 	# shellcheck disable=SC2310 # its status is its answer
-	if flag "$r" build_dir || [[ -z $(given_kept "$r") ]]; then bdir=$(build_dir "$r"); fi
+	gets_kept "$r" || bdir=$(build_dir "$r")
 	given=$(given_build "$r" "$i")
 	run=$CHECKS_DIR/${R_CHECK[$r]}/run
 	goto_commit "$i"
