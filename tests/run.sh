@@ -18,9 +18,11 @@
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
 # SMTP server on 127.0.0.1 and back) and trailers.bats (review replies
-# back as trailers).  series.bats validates the
-# real series: rebuild from patches/, checkpatch, build, boot, every
-# commit (validate), and the stress run under the debug kernel.
+# back as trailers).  series.bats tests the
+# real series in the tests' own cache: rebuild from patches/, export,
+# checkpatch, codespell and kernel-doc on every commit, the boot of the
+# tip, the stress programs on its boot kernel (the per-commit builds and
+# boots and the debug kernel are the main job's, make).
 set -euo pipefail
 
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
@@ -38,11 +40,9 @@ fi
 tap=$(mktemp)
 # The tests own their state: they run with WF_CACHE naming an empty
 # directory that must still be empty at the end (a test that forgot to
-# set up its own cache would write there).  The user's cache is passed
-# to series.bats alone, as WF_USER_CACHE (issue 11 §3).
+# set up its own cache would write there).
 guard=$(mktemp -d)
 trap 'rm -f "$tap"; rm -rf "$guard"' EXIT
-export WF_USER_CACHE=${WF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf}
 export WF_CACHE=$guard
 rc=0
 # A fresh bats, also when run.sh itself runs inside a bats test.

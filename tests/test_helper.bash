@@ -11,17 +11,12 @@ QEMU_BOOT=$REPO_ROOT/qemu-boot
 # The tests' own cache, never the user's WF_CACHE (like git's t/, the
 # tests own their state): the kernel files the fixtures borrow and the
 # boot kernel the runner and stress tests boot, built by the tools
-# themselves with WF_CACHE pointing here.  It outlives a run, like
+# themselves with WF_CACHE pointing here, and what the tests of the real
+# series (series.bats) validate and keep.  It outlives a run, like
 # ccache: what is in it is keyed on content (the tarball, patches/, the
 # config), so a second run reuses it and a changed input rebuilds it.
 # WF_TEST_CACHE moves it.
 TEST_CACHE=${WF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf-tests}
-
-# The real cache of the user running the tests: only series.bats, which
-# validates the real series, still uses it (issue 11 §3).  tests/run.sh
-# passes it as WF_USER_CACHE and points WF_CACHE at an empty directory.
-# shellcheck disable=SC2034 # used by series.bats
-REAL_CACHE=${WF_USER_CACHE:-${WF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf}}
 
 # make_fixture_tarball DIR: a small "linux-source-6.1" tarball whose
 # top-level .gitignore ignores everything, like Debian's ignores dot files.
