@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of the check directories codespell and kernel-doc, run by
+# Tests of the check directories codespell, kernel-doc and w1, run by
 # checks/validate.sh on the fixture kernel of validate.bats
 # (tests/fixtures/validate; checkpatch.pl, spelling.txt and kernel-doc
 # of the real 6.1 base).  Each check passes on a clean commit, fails on
@@ -124,28 +124,57 @@ run_check() {
 	[ "$output" = "kernel-doc: no scripts/kernel-doc in $WF_REPO" ]
 }
 
-@test "the runner picks up codespell and kernel-doc as directories, with no edit to it" {
+@test "the runner picks up codespell, kernel-doc and w1 as directories, with no edit to it" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	# A copy of checks/ without them (kbuild.sh finds tools/ beside checks/).
 	local copy=$BATS_TEST_TMPDIR/wf/checks
 	mkdir -p "$copy"
 	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/wf/tools"
 	for d in "$CHECKS"/*; do
-		case ${d##*/} in codespell | kernel-doc) continue ;; esac
+		case ${d##*/} in codespell | kernel-doc | w1) continue ;; esac
 		cp -r "$d" "$copy/"
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
-	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$copy/"
-	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc
+	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/w1" "$copy/"
+	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,w1
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
-	for check in codespell kernel-doc; do [ "$(cell 1 $check)" = pass ]; done
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	for check in codespell kernel-doc w1; do [ "$(cell 1 $check)" = pass ]; done
 	# Their columns in the report's tables (as many as 100 columns need),
 	# in the runner's order.
 	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc qemu guest-off guest-nonet guest-i386 guest-noproc" ]
+		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc w1 qemu guest-off guest-nonet guest-i386 guest-noproc" ]
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
+}
+
+@test "w1: a new W=1 warning fails its commit, the build check does not see it; an old one passes; no build is a skip" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|int names_unlisted(void)\n{\n\treturn 1;\n}\n\nint probed(void)|' \
+		"sysctl: Add a function without a prototype"
+	validate_commit_edit kernel/names.c 's|^\treturn 3;$|\tint set_only;\n\n\tset_only = 1;\n\treturn 3;|' \
+		"sysctl: Set a variable that is not used"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	validate_commit_edit kernel/names.c 's/^int probed(void)$/broken\nint probed(void)/' "sysctl: Break the build"
+	validate -c w1,boot
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 w1)" = pass ]
+	[[ $(reason 1 w1) == "0 W=1 warning(s) in boot, none new (against tree "* ]]
+	[ "$(cell 2 w1)" = fail ]
+	[[ $(reason 2 w1) == "1 new W=1 warning(s) in boot (against tree "*"): kernel/names.c: warning: no previous prototype for 'names_unlisted' [-Wmissing-prototypes]" ]]
+	[ "$(cell 3 w1)" = fail ]
+	[[ $(reason 3 w1) == *"): kernel/names.c: warning: variable 'set_only' set but not used [-Wunused-but-set-variable]" ]]
+	for row in 1 2 3 4; do [ "$(cell $row boot)" = pass ]; done
+	# The same file recompiled: its two warnings are old.
+	[ "$(cell 4 w1)" = pass ]
+	[[ $(reason 4 w1) == "2 W=1 warning(s) in boot, none new (against tree "* ]]
+	[ "$(cell 5 boot)" = fail ]
+	[ "$(cell 5 w1)" = skip ]
+	[ "$(reason 5 w1)" = "not run: the tree does not build in boot" ]
+	# A build directory of its own; the build check's has no W=1 warning.
+	[ -d "$WF_CACHE/branches/6.1/validate/build/w1" ]
+	run ! grep -q 'names_unlisted' "$WF_CACHE"/branches/6.1/validate/results/boot/*/state
 }
