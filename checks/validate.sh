@@ -66,11 +66,12 @@ parse_conf() {
 		case $word in
 		order) [[ $rest =~ ^[0-9]+$ ]] || bad_input "$file:$lineno: order takes a number, not '$rest'"
 			C_ORDER[$name]=$rest ;;
-		per-config | baseline | compare | build-dir)
+		per-config | baseline | compare | build-dir | tip)
 			[[ -z $rest ]] || bad_input "$file:$lineno: '$word' takes no argument"
 			case $word in
 			per-config) C_per_config[$name]=1 ;;
 			baseline) C_baseline[$name]=1 ;;
+			tip) C_tip[$name]=1 ;;
 			compare) C_compare[$name]=1 ;;
 			build-dir) C_build_dir[$name]=1 ;;
 			esac ;;
@@ -107,8 +108,8 @@ parse_conf() {
 load_checks() {
 	local dir name r cfg dep
 	local -a names
-	# shellcheck disable=SC2034 # C_baseline, C_compare, C_build_dir, C_KEYMSG: read through flag()
-	declare -gA C_ORDER=() C_per_config=() C_baseline=() C_compare=() C_build_dir=() C_CONFIG=() \
+	# shellcheck disable=SC2034 # C_baseline, C_compare, C_build_dir, C_tip, C_KEYMSG: read through flag()
+	declare -gA C_ORDER=() C_per_config=() C_baseline=() C_compare=() C_build_dir=() C_tip=() C_CONFIG=() \
 		C_CONFIGS=() C_NEEDS=() C_USES=() C_VERSIONS=() C_KEYMSG=() C_KEEP=() R_CHECK=() R_CONFIG=() \
 		R_OF=() R_NEEDS=()
 	[[ -r $MATRIX ]] || bad_input "cannot read the config matrix $MATRIX"
@@ -669,7 +670,8 @@ write_report() {
 	write_table "${block[@]}"
 	for ((i = 1; i <= n; i++)); do
 		for r in "${RESULT_NAMES[@]}"; do
-			if [[ -n ${STATUS[$i,$r]:-} ]]; then
+			# (a tip-only check's cell below the tip is no result)
+			if [[ -n ${STATUS[$i,$r]:-} && -z ${TIP_ONLY[$i,$r]:-} ]]; then
 				total=$((total + 1))
 				[[ ${CACHED[$i,$r]} -eq 1 ]] && cached=$((cached + 1))
 			fi
@@ -804,7 +806,7 @@ main() {
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP
 	static_keys
-	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=()
+	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=() TIP_ONLY=()
 	BASE_NOTES=()
 	mkdir -p "$RESULTS" "$outdir"
 	TIMINGS=$outdir/timings.tsv
@@ -820,6 +822,12 @@ main() {
 	done
 	for ((i = 1; i <= n; i++)); do
 		for r in "${RUN_ORDER[@]}"; do
+			# shellcheck disable=SC2310 # its status is its answer
+			if [[ $i -lt $n ]] && flag "$r" tip; then
+				set_cell "$i" "$r" skip 0 "not run: at the tip only" ''
+				TIP_ONLY[$i,$r]=1
+				continue
+			fi
 			check_result "$r" "$i"
 		done
 	done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of the check directories codespell, kernel-doc and w1, run by
+# Tests of the check directories codespell, kernel-doc, w1 and clang, run by
 # checks/validate.sh on the fixture kernel of validate.bats
 # (tests/fixtures/validate; checkpatch.pl, spelling.txt and kernel-doc
 # of the real 6.1 base).  Each check passes on a clean commit, fails on
@@ -124,29 +124,29 @@ run_check() {
 	[ "$output" = "kernel-doc: no scripts/kernel-doc in $WF_REPO" ]
 }
 
-@test "the runner picks up codespell, kernel-doc and w1 as directories, with no edit to it" {
+@test "the runner picks up codespell, kernel-doc, w1 and clang as directories, with no edit to it" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	# A copy of checks/ without them (kbuild.sh finds tools/ beside checks/).
 	local copy=$BATS_TEST_TMPDIR/wf/checks
 	mkdir -p "$copy"
 	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/wf/tools"
 	for d in "$CHECKS"/*; do
-		case ${d##*/} in codespell | kernel-doc | w1) continue ;; esac
+		case ${d##*/} in codespell | kernel-doc | w1 | clang) continue ;; esac
 		cp -r "$d" "$copy/"
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
-	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/w1" "$copy/"
-	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,w1
+	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/w1" "$CHECKS/clang" "$copy/"
+	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,w1,clang
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
-	for check in codespell kernel-doc w1; do [ "$(cell 1 $check)" = pass ]; done
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	for check in codespell kernel-doc w1 clang; do [ "$(cell 1 $check)" = pass ]; done
 	# Their columns in the report's tables (as many as 100 columns need),
 	# in the runner's order.
 	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc w1 qemu guest-off guest-nonet guest-i386 guest-noproc" ]
+		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc w1 clang qemu guest-off guest-nonet guest-i386 guest-noproc" ]
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }
 
@@ -177,4 +177,28 @@ run_check() {
 	# A build directory of its own; the build check's has no W=1 warning.
 	[ -d "$WF_CACHE/branches/6.1/validate/build/w1" ]
 	run ! grep -q 'names_unlisted' "$WF_CACHE"/branches/6.1/validate/results/boot/*/state
+}
+
+@test "clang: at the tip only, against the base; a warning clang gives and gcc does not fails it" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's|^\treturn 12;$|\tint n = 12;\n\n\treturn n \&\& 2 ? n : 0;|' \
+		"sysctl: Probe with a constant operand"
+	validate -c clang,boot
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 clang)" = skip ]
+	[ "$(reason 1 clang)" = "not run: at the tip only" ]
+	[ "$(cell 2 clang)" = fail ]
+	[[ $(reason 2 clang) == "1 new clang warning(s) in boot (against tree "*"): kernel/names.c: warning: use of logical '&&' with constant operand [-Wconstant-logical-operand]" ]]
+	for row in 1 2; do [ "$(cell $row boot)" = pass ]; done
+	# Fixed at a new tip: it passes there, against the base, and the
+	# old tip is no longer built.
+	validate_commit_edit kernel/names.c 's/return n \&\& 2 ? n : 0;/return n;/' "sysctl: Drop the constant operand"
+	validate -c clang
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 2 clang)" = skip ]
+	[ "$(cell 3 clang)" = pass ]
+	[[ $(reason 3 clang) == "0 clang warning(s) in boot, none new (against tree "* ]]
+	[ -d "$WF_CACHE/branches/6.1/validate/build/clang" ]
 }

@@ -50,7 +50,7 @@ CHECK
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = \
-		'["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","qemu","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
+		'["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
 	[ "$(reason 1 probe-boot)" = "probe-boot: config boot, build boot, 64-bit" ]
 	[ "$(reason 1 probe-i386)" = "probe-i386: config i386, build i386, 32-bit" ]
 	# -c probe selected its two results and the builds they need, no more.
@@ -60,10 +60,10 @@ CHECK
 	[ "$(cell 1 guest-off)" = skip ]
 	# Every column within 100: the columns that do not fit go to a second table.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
-	# (a subject of at least 20 columns: 7, 7 and 3 columns)
+	# (a subject of at least 20 columns: 7, 7 and 4 columns)
 	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 3 ]
-	grep -qE '^#   commit +subject +i386 +noproc w1 +qemu +guest-off guest-nonet guest-i386$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +guest-noproc probe-boot probe-i386$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +i386 +noproc w1 +clang +qemu +guest-off guest-nonet$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +guest-i386 guest-noproc probe-boot probe-i386$' "$OUT/report.txt"
 	# The declarations a runner must refuse, in one line each.
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe

@@ -49,8 +49,11 @@ html_matches_json() {
 			[ "$(cell $row $check)" = pass ]
 		done
 	done
+	# clang at the tip only
+	[ "$(cell 1 clang)" = skip ]
+	[ "$(cell 2 clang)" = pass ]
 	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
-	[[ $output == *"30 result(s): 0 failed, 0 from the cache (marked *), 30 run now, 0 infrastructure error(s)"* ]]
+	[[ $output == *"31 result(s): 0 failed, 0 from the cache (marked *), 31 run now, 0 infrastructure error(s)"* ]]
 	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one.* +pass +pass' "$OUT/report.txt"
 	# The table fits in 100 columns; the page has the same grid.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
@@ -60,7 +63,7 @@ html_matches_json() {
 	stamp=$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)
 	validate
 	[ "$status" -eq 0 ]
-	[[ $output == *"30 result(s): 0 failed, 30 from the cache (marked *), 0 run now"* ]]
+	[[ $output == *"31 result(s): 0 failed, 31 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
 	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate on.* +pass\* +pass\*' "$OUT/report.txt"
 	[ "$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
@@ -197,7 +200,7 @@ html_matches_json() {
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]
-	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch codespell sparse kernel-doc boot off nonet i386 noproc w1 qemu guest-off guest-nonet guest-i386 guest-noproc)" ]
+	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch codespell sparse kernel-doc boot off nonet i386 noproc w1 clang qemu guest-off guest-nonet guest-i386 guest-noproc)" ]
 	# matrix.txt's tip-only debug row is built by make stress, not per commit
 	validate -c debug
 	[ "$status" -eq 2 ]
@@ -244,7 +247,7 @@ CHECK
 	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_PROGRESS_INTERVAL=1 validate -c checkpatch,subject
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	[ "$(cell 1 subject)" = pass ]
 	[ "$(cell 2 subject)" = skip ]
 	[ "$(cell 3 subject)" = fail ]
