@@ -471,6 +471,24 @@ stress_fixture() {
 	done
 }
 
+@test "faults: a send killed before the server's answer asks ARRIVED=; the row answers from what its server got" {
+	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
+	# Each message's answer 3 s late: most kills land between the final
+	# dot and the answer, where send cannot know whether it arrived.
+	export SMTP_FIXTURE_STALL=3
+	run "$TOOLS/faults.sh" -n -s 9 -k 3 send
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qE "^send +\| 3 +\| 3/3 +\| 3/3$" <<<"$output"
+	[[ $output == *"run(s) asked the user, answered from what was done ("*": -A yes"* ]]
+	log=$WF_CACHE/branches/6.1/faults/log.txt
+	cat "$log"
+	grep -qE $'^send\t[0-9]+\t[0-9]+ ms\tSIG[A-Z]+\trecovered after -A yes\tidentical$' "$log"
+	# What send said, and the run that answered it.
+	f=$(find "$WF_CACHE/branches/6.1/faults/send" -name "*.asked.err" | head -n 1)
+	grep -q "was stopped while the server was taking .*\.eml: check whether it arrived" "$f"
+}
+
 @test "faults: a tool that skips its cleanup makes a row short and the run fail" {
 	# -a: half the kills aimed at export's first phase, where it writes
 	# the new patch directory beside the old one: an export that does not
