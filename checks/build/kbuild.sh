@@ -3,9 +3,11 @@
 # kbuild that the build and sparse checks and checks/build.sh ("make
 # build") share.
 #
-#   checks/build/kbuild.sh -s SRC -o OUT [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG
+#   checks/build/kbuild.sh -s SRC -o OUT [-t TARGET]... [-C CHECK] [-m MAKEARG]... CONFIG
 #
-# SRC is the kernel work tree, OUT the build directory.  -C is make's C=
+# SRC is the kernel work tree, OUT the build directory; -t names a target
+# of make (bzImage without one; each -t adds one: kernel/sysctl.o builds
+# that object alone, as kbuild's single targets do).  -C is make's C=
 # (1: the checker on what is rebuilt, 2: on every target); -m adds one
 # make argument (for instance CHECK=checks/sparse/sparse-cc).  The config
 # is tinyconfig with the fragments that configs/matrix.txt (beside this
@@ -24,7 +26,7 @@ set -euo pipefail
 CONFIGS=${WF_CONFIGS_DIR:-$(cd "$(dirname "$0")/../configs" && pwd)}
 
 usage() {
-	echo "usage: $0 -s SRC -o OUT [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG" >&2
+	echo "usage: $0 -s SRC -o OUT [-t TARGET]... [-C CHECK] [-m MAKEARG]... CONFIG" >&2
 	exit 2
 }
 
@@ -80,17 +82,18 @@ verify_config() {
 
 # progress_ticker PID STAMP: while PID runs, every WF_PROGRESS_INTERVAL
 # seconds, the elapsed time and the number of objects newer than STAMP.
-# Run in the background; TERM ends it and its sleep at once.
+# Run in the background; TERM ends it at once wherever it is: no trap
+# and no sleep child, it waits in the builtin read on a pipe that never
+# delivers (as vl_every in checks/lib-validate.sh; a TERM trap could run
+# inside a command substitution and leave the loop going).
 progress_ticker() {
-	local pid=$1 stamp=$2 every=${WF_PROGRESS_INTERVAL:-15} start=$SECONDS n nap=''
-	trap '[[ -z $nap ]] || kill "$nap" 2>/dev/null; exit 0' TERM
+	local pid=$1 stamp=$2 every=${WF_PROGRESS_INTERVAL:-15} start=$SECONDS n fd
+	exec {fd}<> <(:)
 	while :; do
-		sleep "$every" &
-		nap=$!
-		wait "$nap" || true
+		read -r -t "$every" -u "$fd" _ || true
 		kill -0 "$pid" 2>/dev/null || return 0
 		n=$(find "$OUT" -name '*.o' -newer "$stamp" 2>/dev/null | wc -l)
-		info "config $CONFIG: building $TARGET, $(vl_elapsed $((SECONDS - start))), $n object(s) built"
+		info "config $CONFIG: building ${TARGETS[*]}, $(vl_elapsed $((SECONDS - start))), $n object(s) built"
 	done
 }
 
@@ -116,12 +119,12 @@ run_make() {
 main() {
 	local check=0 row arch frag f rc=0
 	local -a extra=()
-	SRC='' OUT='' TARGET=bzImage
+	SRC='' OUT='' TARGETS=()
 	while getopts 's:o:t:C:m:' opt; do
 		case $opt in
 		s) SRC=$OPTARG ;;
 		o) OUT=$OPTARG ;;
-		t) TARGET=$OPTARG ;;
+		t) TARGETS+=("$OPTARG") ;;
 		C) check=$OPTARG ;;
 		m) extra+=("$OPTARG") ;;
 		*) usage ;;
@@ -129,6 +132,7 @@ main() {
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 1 && -n $SRC && -n $OUT ]] || usage
+	[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(bzImage)
 	CONFIG=$1
 	row=$(matrix_row "$CONFIG")
 	read -r arch frag <<<"$row"
@@ -157,13 +161,13 @@ main() {
 	verify_config "$OUT/requested.config" ||
 		die "config $CONFIG does not have the symbols its fragments request"
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-	run_make C="$check" "$TARGET" || rc=$?
+	run_make C="$check" "${TARGETS[@]}" || rc=$?
 	extract_warnings <"$OUT/build.log" >"$OUT/warnings.txt"
 	if [[ $rc -ne 0 ]]; then
 		grep -E 'error|Error' "$OUT/build.log" | head -n 5 >&2 || true
-		die "config $CONFIG: build of $TARGET failed (log: $OUT/build.log)"
+		die "config $CONFIG: build of ${TARGETS[*]} failed (log: $OUT/build.log)"
 	fi
-	info "config $CONFIG: built $TARGET, $(wc -l <"$OUT/warnings.txt") warning(s)"
+	info "config $CONFIG: built ${TARGETS[*]}, $(wc -l <"$OUT/warnings.txt") warning(s)"
 }
 
 # extract_warnings: "file: message" for each compiler or sparse warning,
