@@ -420,10 +420,16 @@ goto_commit() {
 # the foreground, in the runner's process group: Ctrl-C or a kill of the
 # group stops it with the runner.
 run_check() {
-	local r=$1 i=$2 out=$3 prev=$4 bdir='' run given
+	local r=$1 i=$2 out=$3 prev=$4 bdir='' run given kept=''
 	# shellcheck disable=SC2310 # its status is its answer
 	gets_kept "$r" || bdir=$(build_dir "$r")
 	given=$(given_build "$r" "$i")
+	# A check with a build directory of its own that needs a result that
+	# keeps files gets those as well.
+	# shellcheck disable=SC2310 # its status is its answer
+	if flag "$r" build_dir && [[ -n $(given_kept "$r") ]]; then
+		kept=$(kept_dir "$(needs "$r")" "$i")
+	fi
 	run=$CHECKS_DIR/${R_CHECK[$r]}/run
 	goto_commit "$i"
 	if [[ -n $bdir ]]; then
@@ -435,7 +441,8 @@ run_check() {
 	BEAT_PID=$!
 	local -a env=(env WF_HOME="$WF_HOME" WF_CACHE="$WF_CACHE" WF_CHECK_NAME="$r" WF_CHECK_SRC="$TREE"
 		WF_CHECK_BUILD="$given" WF_CHECK_COMMIT="${COMMITS[$i]}" WF_CHECK_PARENT="${PARENTS[$i]}"
-		WF_CHECK_CONFIG="${R_CONFIG[$r]}" WF_CHECK_OUT="$out" WF_CHECK_PREV="$prev")
+		WF_CHECK_CONFIG="${R_CONFIG[$r]}" WF_CHECK_OUT="$out" WF_CHECK_PREV="$prev"
+		WF_CHECK_KEPT="$kept")
 	# (a redirection that fails, on a full disk, fails the command: RC says so)
 	if [[ ${WF_VERBOSE:-0} == 1 ]]; then
 		"${env[@]}" "$run" </dev/null >"$out/summary" 2> >(tee -a "$out/log" | sed "s/^/  $r: /" >&2) || RC=$?

@@ -150,33 +150,68 @@ run_check() {
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }
 
-@test "w1: a new W=1 warning fails its commit, the build check does not see it; an old one passes; no build is a skip" {
+@test "w1: a new W=1 warning of a touched file fails its commit, against the parent; an old one passes; only touched files that are built" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/names.c 's|^int probed(void)$|int names_unlisted(void)\n{\n\treturn 1;\n}\n\nint probed(void)|' \
 		"sysctl: Add a function without a prototype"
 	validate_commit_edit kernel/names.c 's|^\treturn 3;$|\tint set_only;\n\n\tset_only = 1;\n\treturn 3;|' \
 		"sysctl: Set a variable that is not used"
 	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	# A C file that vmlinux is not made of: W=1 would warn, it is not compiled.
+	mkdir -p "$WF_REPO/tools/fixture"
+	printf 'int tool_main(int argc)\n{\n\treturn argc;\n}\n' >"$WF_REPO/tools/fixture/tool.c"
+	git -C "$WF_REPO" add -f tools/fixture/tool.c
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "tools: Add a tool" -m "Why."
+	# kernel/main.c is not touched by the next commit: its new W=1
+	# warning is not compiled there.
+	validate_commit_edit kernel/names.c 's/return 13;/return 14;/' "sysctl: Probe another name"
 	validate_commit_edit kernel/names.c 's/^int probed(void)$/broken\nint probed(void)/' "sysctl: Break the build"
 	validate -c w1,boot
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$(cell 1 w1)" = pass ]
-	[[ $(reason 1 w1) == "0 W=1 warning(s) in boot, none new (against tree "* ]]
+	[ "$(reason 1 w1)" = "0 W=1 warnings in kernel/names.c (boot)" ]
 	[ "$(cell 2 w1)" = fail ]
-	[[ $(reason 2 w1) == "1 new W=1 warning(s) in boot (against tree "*"): kernel/names.c: warning: no previous prototype for 'names_unlisted' [-Wmissing-prototypes]" ]]
+	[ "$(reason 2 w1)" = "1 new W=1 warning(s) in boot, against the parent: kernel/names.c: warning: no previous prototype for 'names_unlisted' [-Wmissing-prototypes]" ]
+	grep -qF "W=1 on kernel/names.c at the parent" "$(log 2 w1)"
 	[ "$(cell 3 w1)" = fail ]
-	[[ $(reason 3 w1) == *"): kernel/names.c: warning: variable 'set_only' set but not used [-Wunused-but-set-variable]" ]]
-	for row in 1 2 3 4; do [ "$(cell $row boot)" = pass ]; done
-	# The same file recompiled: its two warnings are old.
+	[[ $(reason 3 w1) == *"against the parent: kernel/names.c: warning: variable 'set_only' set but not used [-Wunused-but-set-variable]" ]]
+	for row in 1 2 3 4 5 6; do [ "$(cell $row boot)" = pass ]; done
+	# The same file compiled at the commit and its parent: both warnings are old.
 	[ "$(cell 4 w1)" = pass ]
-	[[ $(reason 4 w1) == "2 W=1 warning(s) in boot, none new (against tree "* ]]
-	[ "$(cell 5 boot)" = fail ]
+	[ "$(reason 4 w1)" = "2 W=1 warning(s) in kernel/names.c (boot), none new against the parent" ]
 	[ "$(cell 5 w1)" = skip ]
-	[ "$(reason 5 w1)" = "not run: the tree does not build in boot" ]
-	# A build directory of its own; the build check's has no W=1 warning.
-	[ -d "$WF_CACHE/branches/6.1/validate/build/w1" ]
+	[ "$(reason 5 w1)" = "not run: it touches no C file that boot builds" ]
+	[ "$(cell 6 w1)" = pass ]
+	[ "$(cell 7 boot)" = fail ]
+	[ "$(cell 7 w1)" = skip ]
+	[ "$(reason 7 w1)" = "not run: boot gave no usable result on this commit" ]
+	# Its own checkout and objects; the build check's have no W=1 warning.
+	[ -f "$WF_CACHE/branches/6.1/validate/build/w1/src/kernel/names.c" ]
+	[ -f "$WF_CACHE/branches/6.1/validate/build/w1/obj/kernel/names.o" ]
+	[ ! -e "$WF_CACHE/branches/6.1/validate/build/w1/obj/kernel/main.o" ]
 	run ! grep -q 'names_unlisted' "$WF_CACHE"/branches/6.1/validate/results/boot/*/state
+}
+
+@test "w1: a file compiled earlier is compiled again; the runner's work tree is left alone" {
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|int names_unlisted(void)\n{\n\treturn 1;\n}\n\nint probed(void)|' \
+		"sysctl: Add a function without a prototype"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	validate -c w1,boot
+	echo "$output"
+	[ "$(cell 1 w1)" = fail ]
+	[ "$(cell 2 w1)" = pass ]
+	[ "$(reason 2 w1)" = "1 W=1 warning(s) in kernel/names.c (boot), none new against the parent" ]
+	# Its checkout is at the last commit it compiled; going back to the
+	# first compiles names.c again (its object is up to date there).
+	git -C "$WF_REPO" reset -q --hard HEAD^
+	rm -rf "$WF_CACHE/branches/6.1/validate/results/w1"
+	validate -c w1,boot
+	echo "$output"
+	[ "$(cell 1 w1)" = fail ]
+	[[ $(reason 1 w1) == *"names_unlisted"* ]]
+	[ -z "$(git -C "$WF_REPO" status --porcelain)" ]
+	[[ $(git -C "$WF_REPO" worktree list) != *validate/build/w1* ]]
 }
 
 @test "clang: at the tip only, against the base; a warning clang gives and gcc does not fails it" {

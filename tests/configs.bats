@@ -89,9 +89,11 @@ CHECK
 	validate_commit_edit kernel/names.c 's/return 3;/return 4;/' "sysctl: Translate another name"
 	validate -c build
 	[ "$status" -eq 0 ]
-	# Every usable build result keeps its kernel and config.
+	# Every usable build result keeps its kernel, config and objects.
 	[ "$(find "$RESULTS_DIR"/{boot,off,nonet,i386,noproc} -path '*/kept/arch/x86/boot/bzImage' | wc -l)" -eq 15 ]
 	[ "$(find "$RESULTS_DIR"/{boot,off,nonet,i386,noproc} -path '*/kept/.config' | wc -l)" -eq 15 ]
+	[ "$(find "$RESULTS_DIR"/{boot,off,nonet,i386,noproc} -path '*/kept/objects.txt' | wc -l)" -eq 15 ]
+	[ "$(cat "$(find "$RESULTS_DIR/boot" -path '*/kept/objects.txt' | head -n 1)")" = "$(printf 'kernel/main.o\nkernel/names.o\nkernel/sysctl.o')" ]
 	# A new check that needs the builds, with the build directories gone:
 	# it gets the kept files and nothing is built.
 	rm -rf "$BUILD_ROOT"
@@ -107,8 +109,8 @@ CHECK
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(reason 1 probe-boot)" = "boot: bzImage .config arch " ]
-	[ "$(reason 2 probe-i386)" = "i386: bzImage .config arch " ]
+	[ "$(reason 1 probe-boot)" = "boot: bzImage .config arch objects.txt " ]
+	[ "$(reason 2 probe-i386)" = "i386: bzImage .config arch objects.txt " ]
 	[ "$(jq '[.commits[].results.boot.cached] | all' "$OUT/results.json")" = true ]
 	[ ! -e "$BUILD_ROOT" ]
 	[[ $output != *'bringing the build directory'* ]]
