@@ -75,13 +75,30 @@ guarded() {
 	GUEST_PID=$!
 	[[ -z $INTERRUPTED ]] || kill -TERM "$GUEST_PID" 2>/dev/null || true
 	wait "$GUEST_PID" || rc=$?
-	# wait returns early when a trap ran: wait for the guest to stop.
-	while [[ -n $INTERRUPTED ]] && kill -0 "$GUEST_PID" 2>/dev/null; do
-		wait "$GUEST_PID" || true
-	done
+	# wait returns early when a trap ran: the guest got TERM; a second to
+	# stop, then KILL (timeout dies of it, QEMU of its parent-death
+	# signal).  A QEMU on a loaded machine can take longer than the 5 s
+	# timeout's own KILL would wait.
+	[[ -z $INTERRUPTED ]] || stop_guest
 	GUEST_PID='' GUARDED=''
 	[[ -z $INTERRUPTED ]] || die_interrupted
 	return $rc
+}
+
+# stop_guest: wait up to a second for GUEST_PID (TERM sent) to end, then
+# KILL it; reaps it.  Waits in the builtin read, on a pipe that never
+# delivers, so that a second signal's trap runs at once.
+stop_guest() {
+	local grace=10 state fd
+	exec {fd}<> <(:)
+	while read -r _ _ state _ <"/proc/$GUEST_PID/stat" 2>/dev/null && [[ $state != Z ]]; do
+		if ((grace-- == 0)); then
+			kill -KILL "$GUEST_PID" 2>/dev/null || true
+		fi
+		read -r -t 0.1 -u "$fd" _ || true
+	done
+	exec {fd}<&-
+	wait "$GUEST_PID" 2>/dev/null || true
 }
 
 # strip_cr LOG: remove the serial console's carriage returns, once, so

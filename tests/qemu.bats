@@ -44,12 +44,16 @@ setup_file() {
 	[ "$status" -eq 1 ]
 }
 
-# boot_hung_guest: run.sh on the hanging guest in the background, in a
-# process group of its own as a shell with job control starts a command;
-# returns once the guest's /init has printed its line.  Sets PID.
+# boot_hung_guest [ARG...]: run.sh [ARG...] on the hanging guest in the
+# background, in a process group of its own as a shell with job control
+# starts a command; returns once the guest's /init has printed its line.
+# Sets PID.  SIGINT and SIGQUIT get their default action back first: a
+# terminal's foreground job has them, but bats started in the background
+# by a non-interactive shell (setsid make test &) inherits them ignored,
+# and bash cannot trap a signal ignored on entry.
 boot_hung_guest() {
 	set -m
-	"$QEMU_BOOT/run.sh" -t 300 -i "$FIX/hang.cpio" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL" \
+	env --default-signal=INT,QUIT "$QEMU_BOOT/run.sh" "$@" -t 300 -i "$FIX/hang.cpio" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL" \
 		>"$BATS_TEST_TMPDIR/run.out" 2>&1 &
 	PID=$!
 	set +m
@@ -109,6 +113,30 @@ teardown() {
 	[[ ${lines[-1]} == "run: error: interrupted by SIGTERM: the guest was stopped (log: $BATS_TEST_TMPDIR/console.log)" ]]
 	# The log of an interrupted boot is written without carriage returns too.
 	grep -q '^ok 1 - about to hang$' "$BATS_TEST_TMPDIR/console.log"
+}
+
+@test "runner: a guest that ignores SIGTERM is killed a second after Ctrl-C" {
+	# A QEMU slow to stop, as on a loaded machine: a stand-in that
+	# writes the console line and ignores TERM.  timeout's own KILL
+	# would come 5 s after the TERM.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64" <<'QEMU'
+#!/bin/sh
+while [ $# -gt 0 ]; do
+	case $1 in -serial) log=${2#file:} ;; esac
+	shift
+done
+echo "ok 1 - about to hang" >"$log"
+trap '' TERM
+exec sleep 300
+QEMU
+	chmod +x "$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH boot_hung_guest -A tcg
+	kill -INT -- -"$PID"
+	stopped_within 3
+	echo "$output"
+	[ "$status" -eq 130 ]
+	[[ ${lines[-1]} == "run: error: interrupted by SIGINT: the guest was stopped (log: $BATS_TEST_TMPDIR/console.log)" ]]
 }
 
 @test "runner: SIGKILL to its process group leaves no guest running" {
