@@ -24,6 +24,16 @@ run_check() {
 		WF_CHECK_CONFIG='' WF_CHECK_BUILD='' WF_CHECK_OUT="$out" WF_CHECK_PREV='' "$CHECKS/$1/run"
 }
 
+# commit_tool TEXT: a commit that adds tools/fixture/tool.c (user space,
+# not part of the fixture's vmlinux) with printf's TEXT.
+commit_tool() {
+	mkdir -p "$WF_REPO/tools/fixture"
+	# shellcheck disable=SC2059 # TEXT is a printf format on purpose
+	printf "$1" >"$WF_REPO/tools/fixture/tool.c"
+	git -C "$WF_REPO" add -f tools/fixture/tool.c
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "tools: Add a tool" -m "Why."
+}
+
 @test "codespell: a misspelling in a comment or a message fails its commit; one the parent had does not" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/names.c 's|^int probed(void)$|/* The names we recieve. */\nint probed(void)|' \
@@ -73,11 +83,7 @@ run_check() {
 
 @test "kernel-doc: a new kernel-doc error fails its commit; one the parent had does not; no C file is a skip" {
 	# tools/ (user space) is left out, so this commit has no file to check.
-	mkdir -p "$WF_REPO/tools/fixture"
-	printf '/**\n * tool_main() - The tool.\n */\nint tool_main(int argc)\n{\n\treturn argc;\n}\n' \
-		>"$WF_REPO/tools/fixture/tool.c"
-	git -C "$WF_REPO" add -f tools/fixture/tool.c
-	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "tools: Add a tool" -m "Why."
+	commit_tool '/**\n * tool_main() - The tool.\n */\nint tool_main(int argc)\n{\n\treturn argc;\n}\n'
 	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_total() - The number of names.\n * @kind: which names.\n *\n * Return: how many there are.\n */\nint names_total(int kind)\n{\n\treturn kind;\n}\n\nint probed(void)|' \
 		"sysctl: Count the names"
 	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_left() - The names not translated.\n *\n * Return: how many there are.\n */\nint names_left(int foo)\n{\n\treturn foo;\n}\n\nint probed(void)|' \
@@ -158,12 +164,8 @@ run_check() {
 		"sysctl: Set a variable that is not used"
 	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
 	# A C file that vmlinux is not made of: W=1 would warn, it is not compiled.
-	mkdir -p "$WF_REPO/tools/fixture"
-	printf 'int tool_main(int argc)\n{\n\treturn argc;\n}\n' >"$WF_REPO/tools/fixture/tool.c"
-	git -C "$WF_REPO" add -f tools/fixture/tool.c
-	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "tools: Add a tool" -m "Why."
-	# kernel/main.c is not touched by the next commit: its new W=1
-	# warning is not compiled there.
+	commit_tool 'int tool_main(int argc)\n{\n\treturn argc;\n}\n'
+	# After a commit it skipped, the next is compared with its own parent.
 	validate_commit_edit kernel/names.c 's/return 13;/return 14;/' "sysctl: Probe another name"
 	validate_commit_edit kernel/names.c 's/^int probed(void)$/broken\nint probed(void)/' "sysctl: Break the build"
 	validate -c w1,boot
