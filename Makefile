@@ -62,9 +62,9 @@ boot:
 validate: rebuild
 	@WF_VERBOSE=$(V) checks/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
 
-## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=)
+## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=, PROGRAMS=fuzz,threads only those)
 stress: rebuild $(STRESS_AFTER)
-	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(filter 1,$(FORCE)),-f)
+	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(PROGRAMS),-P $(PROGRAMS)) $(if $(filter 1,$(FORCE)),-f)
 
 ## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
 bench-validate: rebuild

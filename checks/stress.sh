@@ -7,15 +7,20 @@
 # by the sanitizers.
 #
 #   checks/stress.sh [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED]
-#                    [-T SECONDS] [-t TIMEOUT] [-p PROGRAM]... [-a ARGS] [-C] [-f]
+#                    [-T SECONDS] [-t TIMEOUT] [-P NAMES] [-p PROGRAM]...
+#                    [-a ARGS] [-C] [-f]
 #
 # SRC is the kernel work tree (default: the cache repo's), built in
 # $WF_CACHE/build/debug and $WF_CACHE/build/boot.  -k boots BZIMAGE as the
 # debug kernel instead of building one (no cost run on the boot config).
 # -n is the number of fuzzer calls per build (default 100000), -S its seed
 # (default 1), -T how long the concurrency test runs (default 10 s), -t
-# the guest's time limit (default 1800 s).  -p adds a static program to
-# the guest's tests; -a adds kernel command line arguments (KEY=VALUE ones
+# the guest's time limit (default 1800 s).  -P runs only the guest
+# programs NAMES names (comma-separated, of kselftest, kselftest_32,
+# fuzz, fuzz_32, threads, threads_32 and cost; default all: a developer
+# working on one program, or a test of this script, need not wait for
+# the kselftest's rate-limit pauses); without cost, no cost run on the
+# boot config.  -p adds a static program to the guest's tests; -a adds kernel command line arguments (KEY=VALUE ones
 # reach the programs' environment: GUEST_SYSCTL_NR=N makes them call
 # system call N instead, to see them fail); -C skips the cost run on the
 # boot config.  Writes
@@ -28,7 +33,8 @@
 # seed and options above; the next run with the same key prints the kept
 # table and status without building or booting anything.  -f runs again.
 # With -k the image is part of the key.  Nothing is kept for -p, a work
-# tree with uncommitted changes, or a run that could not run.
+# tree with uncommitted changes, or a run that could not run.  -P is part
+# of the key.
 # Fails when a program fails, the guest hangs or panics, or the console
 # has any report of the debug options.  Exit status: 0 pass, 1 fail, 2
 # could not run.  A full disk (less than 1 MiB free where the run writes,
@@ -52,7 +58,7 @@ RUNNER=${WF_STRESS_RUN:-$WF_HOME/qemu-boot/run.sh}
 MKINITRAMFS=${WF_STRESS_MKINITRAMFS:-$WF_HOME/qemu-boot/mkinitramfs.sh}
 
 usage() {
-	echo "usage: $0 [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED] [-T SECONDS] [-t TIMEOUT] [-p PROGRAM]... [-a ARGS] [-C] [-f]" >&2
+	echo "usage: $0 [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED] [-T SECONDS] [-t TIMEOUT] [-P NAMES] [-p PROGRAM]... [-a ARGS] [-C] [-f]" >&2
 	exit 2
 }
 
@@ -105,6 +111,24 @@ infra_error_if_full() {
 # write): say that instead.
 on_exit() {
 	[[ $1 -eq 0 ]] || infra_error_if_full
+}
+
+# select_programs NAMES: PROGRAMS becomes the comma-separated NAMES, in
+# the order of the full list; an unknown or repeated name is bad input.
+select_programs() {
+	local name all=" ${PROGRAMS[*]} "
+	local -A want=()
+	local -a picked=()
+	[[ -n ${1//,/} ]] || bad_input "-P names no program (of: ${PROGRAMS[*]})"
+	for name in ${1//,/ }; do
+		[[ $all == *" $name "* ]] || bad_input "-P: unknown guest program '$name' (of: ${PROGRAMS[*]})"
+		[[ -z ${want[$name]:-} ]] || bad_input "-P: '$name' named twice"
+		want[$name]=1
+	done
+	for name in "${PROGRAMS[@]}"; do
+		[[ -z ${want[$name]:-} ]] || picked+=("$name")
+	done
+	PROGRAMS=("${picked[@]}")
 }
 
 # build_programs: the guest's /tests, in the order /init runs them, built
@@ -174,6 +198,8 @@ summary() {
 			"$nrep line(s) of KASAN/UBSAN/lockdep/BUG/WARNING/Oops"
 		printf '%-8s %-22s %-6s %s\n' "$name" "(guest)" "${VERDICT[$name]%%:*}" "${VERDICT[$name]#*: }"
 	done
+	# (-P without the fuzzer: no figures to show)
+	[[ " ${PROGRAMS[*]} " == *' fuzz'[\ _]* ]] || return 0
 	printf '\nfuzzer under the debug kernel (seed %s, %s calls per build):\n' "$SEED" "$CALLS"
 	fuzz_figures "$OUT/debug-console.log"
 }
@@ -217,6 +243,7 @@ result_key() {
 	{
 		printf 'tree %s image %s\ncalls %s seed %s secs %s timeout %s cost %s append %s\n' \
 			"$tree" "$image" "$CALLS" "$SEED" "$SECS" "$TIMEOUT" "$cost" "$APPEND"
+		printf 'programs %s\n' "${PROGRAMS[*]}"
 		# What builds, boots and judges the guests: whole directories, as
 		# validate hashes a check's (qemu-boot/ has the smoke test too).
 		for p in checks/stress.sh checks/build.sh checks/build qemu-boot; do
@@ -262,8 +289,8 @@ main() {
 	local kernel='' boot_kernel='' cost=1 rc=0 r name
 	SRC=$WF_REPO OUT=$WF_OUT/stress CALLS=100000 SEED=1 SECS=10 TIMEOUT=1800
 	EXTRA=() APPEND='' KERNEL_ARG='' RESULTS=${WF_STRESS_RESULTS:-$WF_CACHE/stress/results}
-	local force=0 key
-	while getopts 's:o:k:n:S:T:t:p:a:Cf' opt; do
+	local force=0 key names=''
+	while getopts 's:o:k:n:S:T:t:P:p:a:Cf' opt; do
 		case $opt in
 		s) SRC=$OPTARG ;;
 		o) OUT=$OPTARG ;;
@@ -272,6 +299,7 @@ main() {
 		S) SEED=$OPTARG ;;
 		T) SECS=$OPTARG ;;
 		t) TIMEOUT=$OPTARG ;;
+		P) names=$OPTARG ;;
 		p) EXTRA+=("$OPTARG") ;;
 		a) APPEND=$OPTARG ;;
 		C) cost=0 ;;
@@ -284,6 +312,8 @@ main() {
 	for name in CALLS SEED SECS TIMEOUT; do
 		[[ ${!name} =~ ^[0-9]+$ ]] || bad_input "$name must be a number, not '${!name}'"
 	done
+	[[ -z $names ]] || select_programs "$names"
+	[[ " ${PROGRAMS[*]} " == *' cost '* ]] || cost=0
 	[[ -d $SRC ]] || bad_input "kernel tree $SRC does not exist (run: make rebuild)"
 	[[ -z $kernel || -r $kernel ]] || bad_input "kernel image $kernel does not exist"
 	for name in fuzz threads cost; do
