@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run the test suites and end with "N passed, N failed, N skipped".
+# Run the test suites and end with "N passed, N failed, N skipped" (before
+# it, the five slowest tests, with their times).
 #
 #   tests/run.sh [--tools] [SUITE.bats...]
 #
@@ -47,7 +48,7 @@ export WF_CACHE=$guard
 rc=0
 # A fresh bats, also when run.sh itself runs inside a bats test.
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
-bats --tap "${suites[@]}" | tee "$tap" || rc=$?
+bats --tap --timing "${suites[@]}" | tee "$tap" || rc=$?
 passed=$(grep -E '^ok [0-9]+ ' "$tap" | grep -vc '# skip' || true)
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$tap" || true)
 failed=$(grep -cE '^not ok [0-9]+ ' "$tap" || true)
@@ -64,6 +65,11 @@ if [[ -n $(find "$guard" -mindepth 1 -maxdepth 1) ]]; then
 	failed=$((failed + 1))
 fi
 [[ $failed -eq 0 && $rc -ne 0 ]] && failed=1
+# Where the time goes (bats --timing ends each line with "in N ms").
+echo "# the slowest tests:"
+sed -nE 's/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms( # skip.*)?$/\3 \2/p' "$tap" | sort -rn | head -n 5 |
+	awk '{ ms = $1; $1 = ""; printf "#   %6.1f s %s\n", ms / 1000, substr($0, 2) }'
+
 mkdir -p "$(dirname "$summary")"
 echo "$passed passed, $failed failed, $skipped skipped" | tee "$summary"
 [[ $failed -eq 0 ]]
