@@ -11,7 +11,10 @@
 #                    [-a ARGS] [-C] [-f]
 #
 # SRC is the kernel work tree (default: the cache repo's), built in
-# $WF_CACHE/build/debug and $WF_CACHE/build/boot.  -k boots BZIMAGE as the
+# $WF_CACHE/build/debug and, for the cost figures, $WF_CACHE/build/boot;
+# when SRC is the branch's tip as make validate left it in its cache,
+# its kernel of the boot config is booted instead of a second build of
+# the same (checks/validate.sh -k boot).  -k boots BZIMAGE as the
 # debug kernel instead of building one (no cost run on the boot config).
 # -n is the number of fuzzer calls per build (default 100000), -S its seed
 # (default 1), -T how long the concurrency test runs (default 10 s), -t
@@ -111,6 +114,19 @@ infra_error_if_full() {
 # write): say that instead.
 on_exit() {
 	[[ $1 -eq 0 ]] || infra_error_if_full
+}
+
+# validated_boot_kernel: the boot config's kernel that make validate kept
+# for the tip of the branch, when that is SRC's tree with no change
+# (checks/validate.sh -k boot: from its cache alone, built by the same
+# scripts and fragments as checks/build.sh builds), else nothing.
+validated_boot_kernel() {
+	local out tree dir
+	[[ $SRC == "$WF_REPO" && -z $(git -C "$SRC" status --porcelain 2>/dev/null) ]] || return 0
+	out=$("$WF_HOME/checks/validate.sh" -k boot 2>/dev/null) || return 0
+	read -r tree dir <<<"$out"
+	[[ $tree == "$(git -C "$SRC" rev-parse 'HEAD^{tree}' 2>/dev/null)" && -r $dir/arch/x86/boot/bzImage ]] || return 0
+	printf '%s\n' "$dir/arch/x86/boot/bzImage"
 }
 
 # select_programs NAMES: PROGRAMS becomes the comma-separated NAMES, in
@@ -347,10 +363,15 @@ main() {
 			bad_input "the debug config of $SRC does not build (log: $WF_CACHE/build/debug/build.log)"
 		kernel=$WF_CACHE/build/debug/arch/x86/boot/bzImage
 		if [[ $cost -eq 1 ]]; then
-			info "building the boot config of $SRC (for the cost figures)"
-			"$WF_HOME/checks/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
-				bad_input "the boot config of $SRC does not build"
-			boot_kernel=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+			boot_kernel=$(validated_boot_kernel)
+			if [[ -n $boot_kernel ]]; then
+				info "the boot config: the kernel make validate built for this tree ($boot_kernel)"
+			else
+				info "building the boot config of $SRC (for the cost figures)"
+				"$WF_HOME/checks/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
+					bad_input "the boot config of $SRC does not build"
+				boot_kernel=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+			fi
 		fi
 	fi
 	"$MKINITRAMFS" -o "$OUT/debug.cpio" "${PROGS[@]}"

@@ -3,12 +3,17 @@
 # on every commit of the topic branch, every result cached.
 #
 #   checks/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
+#   checks/validate.sh -k RESULT [RANGE]
 #
 # RANGE defaults to base..branch; CHECKs are the result names (the check
 # directories, a per-config check once per config of configs/matrix.txt;
 # default: all).  Exit status: 0 every result passed (or was skipped), 1
 # a check failed on a commit, 2 bad input, 3 an infrastructure error
 # (a check could not run: disk full, a broken tool; never cached).
+# -k prints "TREE DIR": the tree of the last commit and the directory of
+# the files RESULT's result there keeps (build: its kernel), from the
+# cache alone (nothing runs, nothing is written); exit 1 when that
+# result, or one it depends on, is not cached or kept nothing.
 #
 # A check is a directory with an executable "run" and a "conf"
 # (CONTRIBUTING.md, "Add a check", describes both and the environment a
@@ -42,7 +47,7 @@ EVERY=${WF_PROGRESS_INTERVAL:-15}
 BEAT_PID=''
 
 usage() {
-	sed -n '5,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,16p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -553,6 +558,9 @@ check_result() {
 	# shellcheck disable=SC2310 # its status is its answer
 	if [[ -f $dir/status ]] && { [[ ! -e $dir/state ]] || has_kept "$r" "$dir"; }; then
 		set_cell "$i" "$r" "$(cat "$dir/status")" 1 "$(head -n 1 "$dir/summary")" "$dir/log"
+	elif [[ -n $LOOKUP ]]; then
+		# (-k: the cache alone)
+		exit 1
 	else
 		prepare_build "$r" "$i"
 		progress "$i" "$r" "${R_CHECK[$r]}$([[ $i -ne 0 ]] || echo ' (the base: the first comparison)')"
@@ -791,14 +799,41 @@ on_signal() {
 	kill -s "$1" $$
 }
 
+# kept_at_tip RESULT: (-k) "TREE DIR" of RESULT at the last commit, from
+# the cache alone (check_result exits 1 at the first result that is not
+# cached); 1 when the result there is not usable.
+kept_at_tip() {
+	local res=$1 r i kept n=$((${#COMMITS[@]} - 1))
+	kept=$(keeps "$res")
+	[[ -n $kept ]] || bad_input "-k: $res keeps no files"
+	static_keys
+	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=()
+	for r in "${RUN_ORDER[@]}"; do
+		# shellcheck disable=SC2310 # its status is its answer
+		flag "$r" baseline || continue
+		check_result "$r" 0
+	done
+	for ((i = 1; i <= n; i++)); do
+		for r in "${RUN_ORDER[@]}"; do
+			# shellcheck disable=SC2310 # its status is its answer
+			if [[ $i -lt $n ]] && flag "$r" tip; then continue; fi
+			check_result "$r" "$i"
+		done
+	done
+	[[ -n ${USABLE[$res,$n]:-} ]] || return 1
+	printf '%s %s\n' "${TREES[$n]}" "$(kept_dir "$res" "$n")"
+}
+
 # ---------------------------------------------------------------- main
 
 main() {
 	local outdir=$WF_OUT/validate checks='' i r n rc=0 ver infra failed
-	while getopts 'o:c:' opt; do
+	LOOKUP=''
+	while getopts 'o:c:k:' opt; do
 		case $opt in
 		o) outdir=$OPTARG ;;
 		c) checks=$OPTARG ;;
+		k) LOOKUP=$OPTARG ;;
 		*) usage ;;
 		esac
 	done
@@ -814,8 +849,13 @@ main() {
 	fi
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
 	load_checks
+	[[ -z $LOOKUP ]] || checks=$LOOKUP
 	select_results "$checks"
 	load_commits "$RANGE"
+	if [[ -n $LOOKUP ]]; then
+		kept_at_tip "$LOOKUP"
+		return
+	fi
 	mkdir -p "$WF_CACHE/validate"
 	exec 9>"$WF_CACHE/validate/lock"
 	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"

@@ -127,3 +127,28 @@ stress() {
 	[[ $output == *"FAIL (kept"* ]]
 	grep -qE '^debug +fuzz +FAIL' "$BATS_TEST_TMPDIR/out/summary.txt"
 }
+
+@test "stress: the cost run boots the boot kernel make validate kept for the tip, and builds one otherwise" {
+	# The fixture of tools/faults.sh: the fixture kernel, a stand-in guest.
+	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
+	"$CHECKS/validate.sh" -c boot >/dev/null
+	run "$CHECKS/validate.sh" -k boot
+	[ "$status" -eq 0 ]
+	kept=${output#* }
+	[ "${output%% *}" = "$(git -C "$WF_REPO" rev-parse 'HEAD^{tree}')" ]
+	run "$CHECKS/stress.sh" -n 100 -T 1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"stress: the boot config: the kernel make validate built for this tree ($kept/arch/x86/boot/bzImage)"* ]]
+	[[ $output != *"building the boot config"* ]]
+	[ ! -e "$WF_CACHE/branches/6.1/build/boot" ]
+	# A commit make validate has not seen: no kept kernel of its tree.
+	printf '/* more */\n' >>"$WF_REPO/kernel/names.c"
+	dev_git commit -q -a -s -m "sysctl: One more line"
+	run "$CHECKS/validate.sh" -k boot
+	[ "$status" -eq 1 ]
+	run "$CHECKS/stress.sh" -n 100 -T 1
+	[ "$status" -eq 0 ]
+	[[ $output == *"building the boot config of $WF_REPO (for the cost figures)"* ]]
+	[ -e "$WF_CACHE/branches/6.1/build/boot/arch/x86/boot/bzImage" ]
+}
