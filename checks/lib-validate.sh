@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Helpers of checks/validate.sh (the runner): cache keys, the matrix,
-# durations.  Sourced, never run.
+# durations.  Sourced, never run, after tools/lib.sh (vl_every naps).
 # shellcheck shell=bash
 
 # vl_hash: a short content hash of stdin.
@@ -85,18 +85,14 @@ vl_nearly_full() {
 }
 
 # vl_every SECONDS FUNC ARGS...: call FUNC ARGS every SECONDS, for ever;
-# run it in the background and end it with TERM.  No trap, no sleep
-# child: it waits in the builtin read, on a pipe that never delivers, so
-# TERM's default action ends it at once wherever it is.  (A TERM trap
-# that ran while FUNC expanded a command substitution failed in bash
-# 5.2 with "trap: unexpected EOF while looking for matching `)'" and left
-# the loop running.)
+# run it in the background and end it with TERM.  No trap: it waits in
+# nap (tools/lib.sh), so TERM's default action ends it at once wherever
+# it is.
 vl_every() {
-	local every=$1 fd
+	local every=$1
 	shift
-	exec {fd}<> <(:)
 	while :; do
-		read -r -t "$every" -u "$fd" _ || true
+		nap "$every"
 		"$@"
 	done
 }

@@ -77,8 +77,9 @@ guarded() {
 	wait "$GUEST_PID" || rc=$?
 	# wait returns early when a trap ran: the guest got TERM; a second to
 	# stop, then KILL (timeout dies of it, QEMU of its parent-death
-	# signal).  A QEMU on a loaded machine can take longer than the 5 s
-	# timeout's own KILL would wait.
+	# signal): a QEMU that does not stop on TERM (one stuck in a device,
+	# one that ignores it) would otherwise keep the terminal until
+	# timeout's own KILL, 5 s later.
 	[[ -z $INTERRUPTED ]] || stop_guest
 	GUEST_PID='' GUARDED=''
 	[[ -z $INTERRUPTED ]] || die_interrupted
@@ -86,18 +87,16 @@ guarded() {
 }
 
 # stop_guest: wait up to a second for GUEST_PID (TERM sent) to end, then
-# KILL it; reaps it.  Waits in the builtin read, on a pipe that never
-# delivers, so that a second signal's trap runs at once.
+# KILL it; reaps it.  Waits in nap (tools/lib.sh), so that a second
+# signal's trap runs at once.
 stop_guest() {
-	local grace=10 state fd
-	exec {fd}<> <(:)
+	local grace=10 state
 	while read -r _ _ state _ <"/proc/$GUEST_PID/stat" 2>/dev/null && [[ $state != Z ]]; do
 		if ((grace-- == 0)); then
 			kill -KILL "$GUEST_PID" 2>/dev/null || true
 		fi
-		read -r -t 0.1 -u "$fd" _ || true
+		nap 0.1
 	done
-	exec {fd}<&-
 	wait "$GUEST_PID" 2>/dev/null || true
 }
 

@@ -309,7 +309,7 @@ CHECK
 	# substitution ("trap: line 2: unexpected EOF while looking for
 	# matching `)'", seen once in a 2-hour run).  A hundred kills at
 	# random moments of a fast heartbeat hit that window.
-	run bash -c '. "$1/checks/lib-validate.sh"
+	run bash -c '. "$1/tools/lib.sh"; . "$1/checks/lib-validate.sh"
 		beat() { local x; x=$(echo "$(echo a)" | cut -c1); printf "%s\n" "$(echo "$x")" >/dev/null; }
 		for i in $(seq 100); do
 			vl_every 0.001 beat &

@@ -408,12 +408,6 @@ marker_phase() {
 	return 0
 }
 
-# tick: wait 5 ms without starting a process (a read that times out on a
-# FIFO nobody writes, opened in main as TICK_FD).
-tick() {
-	read -r -t 0.005 -u "$TICK_FD" _ || true
-}
-
 # leader_alive PID: the process PID runs (not a zombie).  Builtins only.
 leader_alive() {
 	local stat
@@ -436,7 +430,7 @@ watch_phases() {
 			starts+=($(($(now_ms) - t0)))
 			last=$MPHASE
 		fi
-		tick
+		nap 0.005
 	done
 	now=$(($(now_ms) - t0))
 	PHASES=() PHASE_LEN=()
@@ -463,7 +457,7 @@ wait_phase() {
 		for ((j = idx + 1; j < ${#PHASES[@]}; j++)); do
 			[[ $MPHASE == "${PHASES[j]}" ]] && return 1
 		done
-		tick
+		nap 0.005
 	done
 	return 1
 }
@@ -596,7 +590,7 @@ copy_top() {
 }
 
 main() {
-	local seed=${SEED:-1} row rc=0 tick_fifo
+	local seed=${SEED:-1} row rc=0
 	local -a rows
 	KILLS=${KILLS:-20} WARM_UP=1 AIM=0
 	while getopts 's:k:na' opt; do
@@ -620,10 +614,6 @@ main() {
 	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
 	BASE_REF=$(base_ref "$(package_version)")
 	mkdir -p "$FAULTS"
-	tick_fifo=$(mktemp -u "$FAULTS/tick.XXXXXX")
-	mkfifo "$tick_fifo"
-	exec {TICK_FD}<>"$tick_fifo"
-	rm -f "$tick_fifo"
 	copy_top
 	info "cache $WF_CACHE_ROOT (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
 	: >"$FAULTS/log.txt"

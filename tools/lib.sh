@@ -27,6 +27,18 @@ die() {
 	exit 1
 }
 
+# nap SECONDS: wait SECONDS (a fraction too) with no child process: in
+# the builtin read, on a pipe that never delivers (opened once per shell,
+# NAP_FD).  A signal ends the wait at once: its trap runs, or its default
+# action ends the shell wherever the wait is.  A sleep child would hold a
+# trap until it ended; and a TERM trap that ran while a command
+# substitution was being expanded failed in bash 5.2 ("unexpected EOF
+# while looking for matching `)'") and left a loop running.
+nap() {
+	[[ -n ${NAP_FD:-} ]] || exec {NAP_FD}<> <(:)
+	read -r -t "$1" -u "$NAP_FD" _ || true
+}
+
 info() {
 	printf '%s: %s\n' "$WF_PROG" "$*" >&2
 }

@@ -82,15 +82,12 @@ verify_config() {
 
 # progress_ticker PID STAMP: while PID runs, every WF_PROGRESS_INTERVAL
 # seconds, the elapsed time and the number of objects newer than STAMP.
-# Run in the background; TERM ends it at once wherever it is: no trap
-# and no sleep child, it waits in the builtin read on a pipe that never
-# delivers (as vl_every in checks/lib-validate.sh; a TERM trap could run
-# inside a command substitution and leave the loop going).
+# Run in the background; TERM ends it at once wherever it is: no trap,
+# it waits in nap (tools/lib.sh).
 progress_ticker() {
-	local pid=$1 stamp=$2 every=${WF_PROGRESS_INTERVAL:-15} start=$SECONDS n fd
-	exec {fd}<> <(:)
+	local pid=$1 stamp=$2 every=${WF_PROGRESS_INTERVAL:-15} start=$SECONDS n
 	while :; do
-		read -r -t "$every" -u "$fd" _ || true
+		nap "$every"
 		kill -0 "$pid" 2>/dev/null || return 0
 		n=$(find "$OUT" -name '*.o' -newer "$stamp" 2>/dev/null | wc -l)
 		info "config $CONFIG: building ${TARGETS[*]}, $(vl_elapsed $((SECONDS - start))), $n object(s) built"
