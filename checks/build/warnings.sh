@@ -1,8 +1,23 @@
 #!/usr/bin/env bash
-# Warning sets of incremental builds, for the build and sparse checks.
-# Sourced, never run.  A warning set is a sorted file of "file: warning:
-# message" lines (line numbers removed, see kbuild.sh).
+# What the checks that build a kernel share (build, sparse, w1, clang):
+# kbuild.sh run with its log in the check's log, and warning sets of
+# incremental builds.  Sourced, never run.  A warning set is a sorted file
+# of "file: warning: message" lines (line numbers removed, see kbuild.sh).
 # shellcheck shell=bash
+
+# logged_kbuild PROG OUT ARGS...: checks/build/kbuild.sh -o OUT ARGS...
+# under the name PROG (its progress lines), then its build log on stderr
+# (the check's log), whatever happened (none when kbuild.sh refused its
+# input: an earlier build's log is removed first); kbuild.sh's status
+# (0 built, 1 the build or the config failed, 2 bad input).
+logged_kbuild() {
+	local prog=$1 out=$2 rc=0
+	shift 2
+	rm -f "$out/build.log"
+	WF_PROG=$prog "$(dirname "${BASH_SOURCE[0]}")/kbuild.sh" -o "$out" "$@" || rc=$?
+	cat "$out/build.log" >&2 2>/dev/null || true
+	return $rc
+}
 
 # new_warnings OLD NEW: the lines of NEW that are not in OLD.  The warnings
 # themselves are compared, not their count, so a warning that replaces
