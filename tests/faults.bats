@@ -47,6 +47,19 @@ teardown() {
 	[[ -z ${TMPFS:-} ]] || umount "$TMPFS" 2>/dev/null || true
 }
 
+# show_failed_kills: the log of the kills, then the stderr and the diff
+# of each run that did not recover identically (bats prints them when
+# the test fails: a short row says why).
+show_failed_kills() {
+	local log=$WF_CACHE/branches/6.1/faults/log.txt f
+	[[ -r $log ]] || return 0
+	cat "$log"
+	grep -oE 'see [^ )]+' "$log" | cut -d' ' -f2 | sort -u | while read -r f; do
+		printf -- '--- %s\n' "$f"
+		cat "$f" 2>/dev/null || true
+	done
+}
+
 # received_ids: the Message-Id of each message the server received.
 received_ids() {
 	[[ -e $MBOX ]] || return 0
@@ -444,6 +457,7 @@ stress_fixture() {
 @test "faults: every command recovers from every kill on the fixture series" {
 	run "$TOOLS/faults.sh" -s 7 -k 2 rebuild base export other-base bisect
 	echo "$output"
+	show_failed_kills
 	[ "$status" -eq 0 ]
 	[[ $output == *"cache $WF_CACHE (WF_CACHE), seed 7, 2 kill(s) per command: rebuild base export other-base bisect"* ]]
 	for row in rebuild base export other-base bisect; do
@@ -456,6 +470,7 @@ stress_fixture() {
 @test "faults: port recovers from every kill on the fixture series" {
 	run "$TOOLS/faults.sh" -s 11 -k 4 port
 	echo "$output"
+	show_failed_kills
 	[ "$status" -eq 0 ]
 	grep -qE "^port +\| 4 +\| 4/4 +\| 4/4$" <<<"$output"
 }
@@ -465,6 +480,7 @@ stress_fixture() {
 	export FIXTURE_STRESS_DELAY=0.05
 	CHECKS=boot,qemu run "$TOOLS/faults.sh" -n -s 5 -k 1 validate stress submit send
 	echo "$output"
+	show_failed_kills
 	[ "$status" -eq 0 ]
 	for row in validate stress submit send; do
 		grep -qE "^$row +\| 1 +\| 1/1 +\| 1/1$" <<<"$output"
