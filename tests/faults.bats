@@ -489,9 +489,9 @@ stress_fixture() {
 
 @test "faults: a send killed before the server's answer asks ARRIVED=; the row answers from what its server got" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
-	# Each message's answer 3 s late: most kills land between the final
+	# Each message's answer 2 s late: most kills land between the final
 	# dot and the answer, where send cannot know whether it arrived.
-	export SMTP_FIXTURE_STALL=3
+	export SMTP_FIXTURE_STALL=2
 	run "$TOOLS/faults.sh" -n -s 9 -k 3 send
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -88,12 +88,12 @@ stress() {
 	run "$CHECKS/stress.sh" -k "$BATS_TEST_TMPDIR/no-such-bzImage"
 	[ "$status" -eq 2 ]
 	[[ $output == *"error: kernel image $BATS_TEST_TMPDIR/no-such-bzImage does not exist"* ]]
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -p /no/such/program
+	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P fuzz -p /no/such/program
 	[ "$status" -eq 2 ]
 	[[ $output == *"error: test program /no/such/program does not exist or is not executable"* ]]
 	# That run had begun (the programs were being built): it ended
 	# cleanly, so the next one finds no interrupted run to clean up.
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -p /no/such/program
+	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P fuzz -p /no/such/program
 	[ "$status" -eq 2 ]
 	[[ $output != *"interrupted run"* ]]
 }
