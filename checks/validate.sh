@@ -624,9 +624,14 @@ set_cell() {
 
 # ---------------------------------------------------------------- report
 
-# cell_text I RESULT: the status word, with "*" when cached.
+# cell_text I RESULT: the status word, with "*" when cached; "-" for a
+# tip-only check below the tip (no result: nothing was skipped).
 cell_text() {
 	local st=${STATUS[$1,$2]:-skip} mark=''
+	if [[ -n ${TIP_ONLY[$1,$2]:-} ]]; then
+		printf -- '-'
+		return
+	fi
 	[[ ${CACHED[$1,$2]:-0} -eq 1 ]] && mark='*'
 	printf '%s%s' "$st" "$mark"
 }
@@ -667,7 +672,7 @@ write_table() {
 # they go into several tables one under the other, each with the
 # commits and their subjects.
 write_report() {
-	local i n=$((${#COMMITS[@]} - 1)) r note total=0 cached=0 st w fixed=18
+	local i n=$((${#COMMITS[@]} - 1)) r note total=0 cached=0 st w fixed=18 tips
 	local -a block=()
 	declare -A width=()
 	printf 'validate: %d commit(s) on %s (%s)\n' "$n" "${COMMITS[0]:0:12}" "$RANGE"
@@ -694,6 +699,8 @@ write_report() {
 	done
 	printf '\n%d result(s): %d failed, %d from the cache (marked *), %d run now, %d infrastructure error(s); %s\n' \
 		"$total" "$(count fail)" "$cached" $((total - cached)) "$(count infra)" "$(vl_elapsed $((SECONDS - START)))"
+	tips=$(for r in "${RESULT_NAMES[@]}"; do [[ -z ${TIP_ONLY[1,$r]:-} ]] || printf '%s ' "$r"; done)
+	[[ -z $tips ]] || printf -- '- is no result: %s run(s) at the tip only\n' "${tips% }"
 	for note in "${BASE_NOTES[@]}"; do printf 'note: %s\n' "$note"; done
 	for ((i = 1; i <= n; i++)); do
 		for r in "${RESULT_NAMES[@]}"; do
@@ -751,11 +758,13 @@ body { font-family: sans-serif; } table { border-collapse: collapse; }
 th, td { border: 1px solid #999; padding: 2px 6px; font-size: 90%; }
 td.pass { background: #9e9; } td.fail { background: #f77; }
 td.skip { background: #ddd; } td.infra { background: #fb5; }
+td.none { color: #999; text-align: center; }
 td a { color: black; }
 </style></head><body>
 <h1>validate: $n commit(s) on <code>${COMMITS[0]:0:12}</code></h1>
 <p>$(vl_html "$RANGE"): $(count fail) failed, $(count infra) infrastructure error(s);
-a * marks a result from the cache; a cell links its log, its title is the check's summary.</p>
+a * marks a result from the cache; a cell links its log, its title is the check's summary;
+- is no result (a check run at the tip only).</p>
 <table>
 <tr><th>#</th><th>commit</th><th>subject</th>$(for r in "${RESULT_NAMES[@]}"; do printf '<th>%s</th>' "$(vl_html "$r")"; done)</tr>
 EOF
@@ -763,6 +772,7 @@ EOF
 		printf '<tr><td>%s</td><td><code>%s</code></td><td>%s</td>' "$i" "${COMMITS[$i]:0:12}" "$(vl_html "${SUBJECTS[$i]}")"
 		for r in "${RESULT_NAMES[@]}"; do
 			st=${STATUS[$i,$r]:-skip}
+			[[ -z ${TIP_ONLY[$i,$r]:-} ]] || st=none
 			text=$(cell_text "$i" "$r")
 			if [[ -n ${LOG[$i,$r]:-} ]]; then
 				printf '<td class="%s" title="%s"><a href="file://%s">%s</a></td>' "$st" \

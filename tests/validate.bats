@@ -27,10 +27,13 @@ html_matches_json() {
 	local html=$OUT/report.html st n
 	[ "$(jq .schema "$OUT/results.json")" -eq 2 ]
 	[ "$(grep -c '^<tr><td>' "$html")" -eq "$(jq '.commits | length' "$OUT/results.json")" ]
+	# (a tip-only check below the tip is no result: "-", of class none)
 	for st in pass fail skip infra; do
-		n=$(jq "[.commits[].results[] | select(.status == \"$st\")] | length" "$OUT/results.json")
+		n=$(jq "[.commits[].results[] | select(.status == \"$st\" and .reason != \"not run: at the tip only\")] | length" "$OUT/results.json")
 		[ "$(grep -o "<td class=\"$st\"" "$html" | wc -l)" -eq "$n" ]
 	done
+	n=$(jq '[.commits[].results[] | select(.reason == "not run: at the tip only")] | length' "$OUT/results.json")
+	[ "$(grep -o '<td class="none" title="not run: at the tip only">-</td>' "$html" | wc -l)" -eq "$n" ]
 	# Every result that ran links its log, and the log is there.
 	while read -r f; do
 		[ -f "$f" ]
@@ -49,9 +52,11 @@ html_matches_json() {
 			[ "$(cell $row $check)" = pass ]
 		done
 	done
-	# clang at the tip only
+	# clang at the tip only: below it no result, "-" in the tables
 	[ "$(cell 1 clang)" = skip ]
 	[ "$(cell 2 clang)" = pass ]
+	grep -qxF -- '- is no result: clang run(s) at the tip only' "$OUT/report.txt"
+	grep -qE '^1 +[0-9a-f]{12} .* -( |$)' "$OUT/report.txt"
 	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
 	[[ $output == *"31 result(s): 0 failed, 0 from the cache (marked *), 31 run now, 0 infrastructure error(s)"* ]]
 	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one.* +pass +pass' "$OUT/report.txt"
