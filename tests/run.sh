@@ -67,8 +67,10 @@ fi
 [[ $failed -eq 0 && $rc -ne 0 ]] && failed=1
 # Where the time goes (bats --timing ends each line with "in N ms").
 echo "# the slowest tests:"
-sed -nE 's/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms( # skip.*)?$/\3 \2/p' "$tap" | sort -rn | head -n 5 |
-	awk '{ ms = $1; $1 = ""; printf "#   %6.1f s %s\n", ms / 1000, substr($0, 2) }'
+# (awk reads all of sort's output: head would close the pipe early, and
+# sort's SIGPIPE would end this script under pipefail before the summary)
+sed -nE 's/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms( # skip.*)?$/\3 \2/p' "$tap" | sort -rn |
+	awk 'NR <= 5 { ms = $1; $1 = ""; printf "#   %6.1f s %s\n", ms / 1000, substr($0, 2) }'
 
 mkdir -p "$(dirname "$summary")"
 echo "$passed passed, $failed failed, $skipped skipped" | tee "$summary"
