@@ -809,27 +809,43 @@ on_signal() {
 	kill -s "$1" $$
 }
 
-# kept_at_tip RESULT: (-k) "TREE DIR" of RESULT at the last commit, from
-# the cache alone (check_result exits 1 at the first result that is not
-# cached); 1 when the result there is not usable.
-kept_at_tip() {
-	local res=$1 r i kept n=$((${#COMMITS[@]} - 1))
-	kept=$(keeps "$res")
-	[[ -n $kept ]] || bad_input "-k: $res keeps no files"
-	static_keys
-	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=()
+# check_all: every selected result with a baseline at the base, then
+# every one at each commit (a tip-only check at the last commit only; its
+# cells below read "-"), from the cache or run now; the cells, keys and
+# base notes start empty.
+check_all() {
+	local i r n=$((${#COMMITS[@]} - 1))
+	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=() TIP_ONLY=()
+	BASE_NOTES=()
 	for r in "${RUN_ORDER[@]}"; do
 		# shellcheck disable=SC2310 # its status is its answer
 		flag "$r" baseline || continue
 		check_result "$r" 0
+		[[ ${STATUS[0,$r]} == pass ]] ||
+			BASE_NOTES+=("$r at the base: ${STATUS[0,$r]}: ${SUMMARY[0,$r]} (log: ${LOG[0,$r]})")
 	done
 	for ((i = 1; i <= n; i++)); do
 		for r in "${RUN_ORDER[@]}"; do
 			# shellcheck disable=SC2310 # its status is its answer
-			if [[ $i -lt $n ]] && flag "$r" tip; then continue; fi
+			if [[ $i -lt $n ]] && flag "$r" tip; then
+				set_cell "$i" "$r" skip 0 "not run: at the tip only" ''
+				TIP_ONLY[$i,$r]=1
+				continue
+			fi
 			check_result "$r" "$i"
 		done
 	done
+}
+
+# kept_at_tip RESULT: (-k) "TREE DIR" of RESULT at the last commit, from
+# the cache alone (check_result exits 1 at the first result that is not
+# cached); 1 when the result there is not usable.
+kept_at_tip() {
+	local res=$1 kept n=$((${#COMMITS[@]} - 1))
+	kept=$(keeps "$res")
+	[[ -n $kept ]] || bad_input "-k: $res keeps no files"
+	static_keys
+	check_all
 	[[ -n ${USABLE[$res,$n]:-} ]] || return 1
 	printf '%s %s\n' "${TREES[$n]}" "$(kept_dir "$res" "$n")"
 }
@@ -837,7 +853,7 @@ kept_at_tip() {
 # ---------------------------------------------------------------- main
 
 main() {
-	local outdir=$WF_OUT/validate checks='' i r n rc=0 ver infra failed
+	local outdir=$WF_OUT/validate checks='' n rc=0 ver infra failed
 	LOOKUP=''
 	while getopts 'o:c:k:' opt; do
 		case $opt in
@@ -877,31 +893,12 @@ main() {
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP
 	static_keys
-	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=() TIP_ONLY=()
-	BASE_NOTES=()
 	mkdir -p "$RESULTS" "$outdir"
 	TIMINGS=$outdir/timings.tsv
 	printf '%s\t0\tstart\t%s\n' "$EPOCHREALTIME" "$RANGE" >"$TIMINGS"
 	n=$((${#COMMITS[@]} - 1))
 	info "$n commit(s) in $RANGE; checks: ${RUN_ORDER[*]}"
-	for r in "${RUN_ORDER[@]}"; do
-		# shellcheck disable=SC2310 # its status is its answer
-		flag "$r" baseline || continue
-		check_result "$r" 0
-		[[ ${STATUS[0,$r]} == pass ]] ||
-			BASE_NOTES+=("$r at the base: ${STATUS[0,$r]}: ${SUMMARY[0,$r]} (log: ${LOG[0,$r]})")
-	done
-	for ((i = 1; i <= n; i++)); do
-		for r in "${RUN_ORDER[@]}"; do
-			# shellcheck disable=SC2310 # its status is its answer
-			if [[ $i -lt $n ]] && flag "$r" tip; then
-				set_cell "$i" "$r" skip 0 "not run: at the tip only" ''
-				TIP_ONLY[$i,$r]=1
-				continue
-			fi
-			check_result "$r" "$i"
-		done
-	done
+	check_all
 	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS"
 	publish "$outdir/report.txt" write_report
 	cat "$outdir/report.txt"
