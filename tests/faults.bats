@@ -6,6 +6,7 @@
 # series.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 # make_faults_series: six commits on the fixture topic, exported and
 # rebuilt (so that the branch has rebuild's commit ids).
@@ -534,6 +535,39 @@ stress_fixture() {
 	for p in start apply finish; do
 		[ "$(grep -cE $'^rebuild\t[0-9]+\t'"$p"$'\\+[0-9]+ ms\t' "$log")" -eq 2 ]
 	done
+}
+
+@test "faults: full-disk: validate and stress on a tmpfs that fills up are named infrastructure errors, kept nowhere" {
+	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
+	export FAULTS_FULL_DISK_SIZE=16k FAULTS_FULL_DISK_STRESS_SIZE=1536k
+	mkdir -p "$BATS_TEST_TMPDIR/m"
+	mount -t tmpfs -o size=4k tmpfs "$BATS_TEST_TMPDIR/m" 2>/dev/null || skip "cannot mount a tmpfs here (not root?)"
+	umount "$BATS_TEST_TMPDIR/m"
+	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$TOOLS/faults.sh" -n full-disk
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qE '^validate +\| 16k +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
+	grep -qE '^stress +\| 1536k +\| 2 +\| named +\| identical$' <<<"$output"
+	[[ $output != *"command | kills"* ]]
+	# What each said, in one line, and no tmpfs left behind.
+	dir=$WF_CACHE/branches/6.1/faults/full-disk
+	grep -qE "^validate: infrastructure error: [0-9a-f]{12} boot: no space left on device in $WF_CACHE/branches/6.1/validate/build/boot$" "$dir/validate/full.err"
+	grep -qx "stress: infrastructure error: no space left on device in $WF_CACHE/branches/6.1/faults/stress-out" "$dir/stress/full.err"
+	[ -z "$(grep faults-full-disk /proc/mounts || true)" ]
+	# A validate that calls a full disk a failed build, and a stress
+	# that does not look at the disk: both rows short, the run fails.
+	mkdir "$BATS_TEST_TMPDIR/wf"
+	cp -a "$REPO_ROOT/tools" "$REPO_ROOT/checks" "$REPO_ROOT/qemu-boot" "$BATS_TEST_TMPDIR/wf/"
+	# shellcheck disable=SC2016 # shell code for the copy
+	sed -i '/^infra_reason() {$/a\	[[ $RC -ne 0 ]] && return 0' "$BATS_TEST_TMPDIR/wf/checks/validate.sh"
+	sed -i '/^infra_error_if_full() {$/a\	return 0' "$BATS_TEST_TMPDIR/wf/checks/stress.sh"
+	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$BATS_TEST_TMPDIR/wf/tools/faults.sh" -n full-disk
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -qE '^validate +\| 16k +\| 1 +\| NOT AN INFRASTRUCTURE ERROR: exit 1, not 3 ' <<<"$output"
+	grep -qE '^stress +\| 1536k +\| [0-9]+ +\| NOT AN INFRASTRUCTURE ERROR: ' <<<"$output"
+	[[ ${lines[-1]} == "faults: a full disk was not named as an infrastructure error, or the run after it differed: see $WF_CACHE/branches/6.1/faults/full-disk" ]]
+	run ! grep -q faults-full-disk /proc/mounts
 }
 
 @test "faults: never the workflow's cache unless WF_CACHE names it" {

@@ -6,7 +6,9 @@
 #   tools/faults.sh [-s SEED] [-k KILLS] [-n] [-a] [COMMAND...]
 #
 # COMMAND: rebuild, base, export, other-base, bisect, port, validate,
-# stress, submit, send (default: all, in that order).  For each: after a first run that warms the cache up (-n:
+# stress, submit, send, full-disk (default: all, in that order).
+# full-disk is validate and stress on a full disk (see "a full disk"
+# below).  For each other: after a first run that warms the cache up (-n:
 # none, the cache is warm), an uninterrupted run gives the reference result
 # (commit ids, tree of files, printed result) and its duration; then
 # KILLS times (default 20): start the command in a process group of its
@@ -60,7 +62,7 @@ unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
 . "$(dirname "$0")/lib.sh"
 
 FAULTS=$WF_CACHE/faults
-ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send)
+ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send full-disk)
 SIGNALS=(KILL TERM INT)
 
 usage() {
@@ -357,6 +359,107 @@ row_send_answer() {
 	fi
 }
 
+# ---------------------------------------------------------------- a full disk
+
+# full-disk is not a kill row: validate, then stress, run with the
+# directory they write to on a small tmpfs that fills up.  Validate: its
+# build directories ($WF_CACHE/validate/build), FAULTS_FULL_DISK_SIZE
+# (default 64m, which a kernel build outgrows midway); stress: its output
+# directory, FAULTS_FULL_DISK_STRESS_SIZE (default 4m, less than the
+# initramfs it writes there).  Each run must be an infrastructure error
+# (validate exits 3, stress 2: neither a pass nor a failure of the
+# kernel), named in one line per result ("infrastructure error: ... no
+# space left on device in DIR"), and keep no result; with the tmpfs gone,
+# the next run must give the result of an uninterrupted run.  Mounting
+# needs root: without it the row says so and counts as not run.
+
+FULL_DISK_MNT=''
+
+# unmount_full_disk: the row's tmpfs, if one is mounted.
+unmount_full_disk() {
+	[[ -z $FULL_DISK_MNT ]] || umount "$FULL_DISK_MNT" 2>/dev/null || true
+	FULL_DISK_MNT=''
+}
+
+# full_disk_validate OUT ERR STATUS: how validate's run on the full disk
+# ended, "named" or why not; prints the results it kept from it, if any.
+full_disk_validate() {
+	local json=$FAULTS/validate-out/results.json err=$2 rc=$3 infra commit r log
+	[[ $rc -eq 3 ]] || { echo "exit $rc, not 3"; return 0; }
+	infra=$(jq .infra "$json")
+	[[ $infra -ge 1 ]] || { echo "no infrastructure error in results.json"; return 0; }
+	[[ $(jq .failed "$json") -eq 0 ]] || { echo "$(jq .failed "$json") result(s) failed"; return 0; }
+	# Each in one line of its own, and none kept in the result cache.
+	while read -r commit r log; do
+		grep -qxE "validate: infrastructure error: ${commit:0:12} $r: no space left on device in /.*" "$err" ||
+			{ echo "no line names ${commit:0:12} $r"; return 0; }
+		[[ $log == - || ! -e ${log%/*}/status ]] || { echo "kept ${log%/*}"; return 0; }
+	done < <(jq -r '.commits[] | .commit as $c | .results | to_entries[] |
+		select(.value.status == "infra") | "\($c) \(.key) \(if .value.log == "" then "-" else .value.log end)"' "$json")
+	echo "$infra result(s) named"
+}
+
+# full_disk_stress OUT ERR STATUS: the same for stress.
+full_disk_stress() {
+	local err=$2 rc=$3
+	[[ $rc -eq 2 ]] || { echo "exit $rc, not 2"; return 0; }
+	[[ ! -e $FAULTS/stress-out/summary.txt ]] || { echo "kept $FAULTS/stress-out/summary.txt"; return 0; }
+	grep -qxE 'stress: infrastructure error: no space left on device in /.*' "$err" ||
+		{ echo "no line names it"; return 0; }
+	echo named
+}
+
+# full_disk_case ROW DIR SIZE: ROW's reference run, its run with DIR on a
+# tmpfs of SIZE, and the run after; appends to FULL_OUT; sets
+# FULL_SHORT=1 when a run was not what it must be.
+full_disk_case() {
+	local row=$1 mnt=$2 size=$3 dir=$FAULTS/full-disk/$1 rc=0 how next
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	run_fn "$row" setup
+	run_fn "$row" cmd
+	run_fn "$row" prepare
+	"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" ||
+		die "the uninterrupted run of $row failed (see $dir/reference.err)"
+	run_fn "$row" result "$dir/reference.out" >"$dir/reference.result"
+	mkdir -p "$mnt"
+	if ! mount -t tmpfs -o "size=$size" faults-full-disk "$mnt" 2>"$dir/mount.err"; then
+		FULL_OUT+=("$row|$size|-|not run: cannot mount a tmpfs on $mnt (root?)|-")
+		FULL_SHORT=1
+		return 0
+	fi
+	FULL_DISK_MNT=$mnt
+	info "full disk: $row with $mnt on a tmpfs of $size"
+	run_fn "$row" prepare
+	"${CMD[@]}" >"$dir/full.out" 2>"$dir/full.err" || rc=$?
+	how=$("full_disk_$row" "$dir/full.out" "$dir/full.err" "$rc")
+	unmount_full_disk
+	run_fn "$row" prepare
+	next=identical
+	if ! "${CMD[@]}" >"$dir/next.out" 2>"$dir/next.err"; then
+		next="FAILED (see $dir/next.err)"
+	else
+		# shellcheck disable=SC2310 # its output, errors too, is the answer: compared with the reference
+		run_fn "$row" result "$dir/next.out" >"$dir/next.result" 2>&1 || true
+		diff "$dir/next.result" "$dir/reference.result" >"$dir/next.diff" ||
+			next="DIFFERENT (see $dir/next.diff)"
+	fi
+	if [[ $how != named && $how != *" result(s) named" ]]; then
+		how="NOT AN INFRASTRUCTURE ERROR: $how (see $dir/full.err)"
+		FULL_SHORT=1
+	fi
+	[[ $next == identical ]] || FULL_SHORT=1
+	FULL_OUT+=("$row|$size|$rc|$how|$next")
+}
+
+# run_full_disk: the full-disk cases of validate and stress.
+run_full_disk() {
+	trap unmount_full_disk EXIT
+	full_disk_case validate "$WF_CACHE/validate/build" "${FAULTS_FULL_DISK_SIZE:-64m}"
+	full_disk_case stress "$FAULTS/stress-out" "${FAULTS_FULL_DISK_STRESS_SIZE:-4m}"
+	trap - EXIT
+}
+
 # ---------------------------------------------------------------- the harness
 
 # run_fn ROW WHAT [ARGS...]: call row_<ROW>_<WHAT>.
@@ -608,7 +711,7 @@ main() {
 	rows=("$@")
 	[[ ${#rows[@]} -gt 0 ]] || rows=("${ALL_ROWS[@]}")
 	for row in "${rows[@]}"; do
-		declare -F "row_${row//-/_}_cmd" >/dev/null || die "unknown command '$row' (known: ${ALL_ROWS[*]})"
+		[[ $row == full-disk ]] || declare -F "row_${row//-/_}_cmd" >/dev/null || die "unknown command '$row' (known: ${ALL_ROWS[*]})"
 	done
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
@@ -618,16 +721,25 @@ main() {
 	info "cache $WF_CACHE_ROOT (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
 	: >"$FAULTS/log.txt"
 	RANDOM=$seed
-	ROWS_OUT=() NOTES=() SHORT=0
+	ROWS_OUT=() NOTES=() FULL_OUT=() SHORT=0 FULL_SHORT=0
 	for row in "${rows[@]}"; do
-		run_row "$row"
+		if [[ $row == full-disk ]]; then
+			run_full_disk
+		else
+			run_row "$row"
+		fi
 	done
-	rc=$SHORT
+	[[ $SHORT -eq 0 && $FULL_SHORT -eq 0 ]] || rc=1
 	{
-		printf '%s\n' "command|kills|recovered|identical" "${ROWS_OUT[@]}" | column -t -s '|' -o ' | '
-		printf '%s\n' "${NOTES[@]}"
+		[[ ${#ROWS_OUT[@]} -eq 0 ]] ||
+			printf '%s\n' "command|kills|recovered|identical" "${ROWS_OUT[@]}" | column -t -s '|' -o ' | '
+		[[ ${#NOTES[@]} -eq 0 ]] || printf '%s\n' "${NOTES[@]}"
+		[[ ${#FULL_OUT[@]} -eq 0 ]] ||
+			printf '%s\n' "full disk|tmpfs|exit|infrastructure error|next run" "${FULL_OUT[@]}" |
+			column -t -s '|' -o ' | '
 	} | tee "$FAULTS/table.txt"
-	[[ $rc -eq 0 ]] || info "a command did not recover from every kill: see $FAULTS/log.txt"
+	[[ $SHORT -eq 0 ]] || info "a command did not recover from every kill: see $FAULTS/log.txt"
+	[[ $FULL_SHORT -eq 0 ]] || info "a full disk was not named as an infrastructure error, or the run after it differed: see $FAULTS/full-disk"
 	return $rc
 }
 
