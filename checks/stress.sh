@@ -23,10 +23,10 @@
 # fuzz, fuzz_32, threads, threads_32 and cost; default all: a developer
 # working on one program, or a test of this script, need not wait for
 # the kselftest's rate-limit pauses); without cost, no cost run on the
-# boot config.  -p adds a static program to the guest's tests; -a adds kernel command line arguments (KEY=VALUE ones
-# reach the programs' environment: GUEST_SYSCTL_NR=N makes them call
-# system call N instead, to see them fail); -C skips the cost run on the
-# boot config.  Writes
+# boot config.  -p adds a static program to the guest's tests; -a adds
+# kernel command line arguments (KEY=VALUE ones reach the programs'
+# environment: GUEST_SYSCTL_NR=N makes them call system call N instead,
+# to see them fail); -C skips the cost run on the boot config.  Writes
 # OUTDIR (default $WF_TOP/out/stress): the console logs, summary.txt.
 #
 # A run that passed or failed is kept in $WF_CACHE/stress/results
