@@ -123,6 +123,24 @@ half_sent() {
 	[[ $output != *"cleaning up"* ]]
 }
 
+@test "rebuild: a half-made scratch worktree is removed and made again" {
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	scratch=$WF_CACHE/branches/6.1/rebuild-tree
+	# Killed in git worktree add: a directory with part of a checkout and
+	# no repository of its own.
+	git -C "$WF_REPO" worktree remove --force "$scratch"
+	mkdir -p "$scratch/kernel"
+	echo half >"$scratch/kernel/f1.c"
+	mark_killed_run rebuild phase=start
+	run "$TOOLS/rebuild.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"rebuild: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-made worktree rebuild-tree"* ]]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
+	[ "$(git -C "$scratch" rev-parse --show-toplevel)" = "$scratch" ]
+	[ -z "$(git -C "$scratch" status --porcelain --ignored)" ]
+}
+
 @test "rebuild: a run killed while checking out the work tree is finished" {
 	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
 	# Killed in move_branch's checkout: the work tree half-way from the
@@ -284,12 +302,15 @@ half_sent() {
 	git -C "$tree" bisect start fixture-topic refs/tags/base/6.1.99-1 >/dev/null
 	touch "$WF_REPO/.git/worktrees/linux/index.lock" "$WF_REPO/.git/worktrees/linux/BISECT_EXPECTED_REV.lock"
 	echo half >"$tree/kernel/f6.c"
+	# And the log it writes last, half-written.
+	echo half >"$WF_CACHE/branches/6.1/bisect/bisect.log.tmp"
 	mark_killed_run bisect
 	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/linux/BISECT_EXPECTED_REV.lock; removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux"* ]]
+	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/linux/BISECT_EXPECTED_REV.lock; removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux; removed the half-written bisect/bisect.log.tmp"* ]]
 	[ "${lines[-1]}" = "$reference" ]
+	[ ! -e "$WF_CACHE/branches/6.1/bisect/bisect.log.tmp" ]
 }
 
 @test "submit: a run killed while swapping out/6.1/submit/v1 is undone; the b4 repo is cleaned up" {
@@ -339,16 +360,20 @@ half_sent() {
 @test "send: a half-sent revision is finished without duplicates and recorded once complete" {
 	"$TOOLS/submit.sh" >/dev/null 2>&1
 	start_smtp
-	# Killed while sending message 2, before its data: 0 and 1 arrived.
+	# Killed while sending message 2, before its data: 0 and 1 arrived;
+	# its scratch directory is there.
 	half_sent 2 connected
+	mkdir -p "$WF_CACHE/branches/6.1/send-tmp"
+	echo half >"$WF_CACHE/branches/6.1/send-tmp/patches.mbox"
 	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): v1 was half-sent: 2 message(s) sent already, 0002-"*".eml did not arrive; sending the rest"* ]]
+	[[ $output == *"send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed its scratch directory send-tmp; v1 was half-sent: 2 message(s) sent already, 0002-"*".eml did not arrive; sending the rest"* ]]
 	[[ $output == *"send: sent 4 message(s) of out/6.1/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
 	diff <(written_ids 2) <(received_ids)
 	[ -f "$WF_TOP/cover-letters/6.1/sent/v1/record" ]
 	[ ! -e "$WF_TOP/out/6.1/submit/v1/sending" ] && [ ! -e "$WF_CACHE/branches/6.1/send.run" ]
+	[ ! -e "$WF_CACHE/branches/6.1/send-tmp" ]
 }
 
 @test "send: a message that may have reached the server is not sent again unless ARRIVED=no says so" {

@@ -279,6 +279,75 @@ ported_with_resolution() {
 	diff -r "$BATS_TEST_TMPDIR/before/" "$WF_TOP/patches/6.12/" -x rr-cache
 }
 
+@test "port: a run killed while it started the port is dropped and the port started again" {
+	ported_with_resolution
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	dir=$WF_CACHE/port/6.1..6.12
+	# Killed in start_port: the state says setup, the series half-copied.
+	printf 'status=setup\n' >"$dir/state"
+	rm -f "$dir"/series/0003-*.patch
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=setup\n' >"$dir/port.run"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): dropped its half-made start of the port"* ]]
+	[[ $output == *"replayed the recorded resolution of kernel/sysctl.c"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+	[ ! -e "$dir/port.run" ]
+}
+
+@test "port: a run killed after it committed the user's resolution keeps the commit and goes on" {
+	ported_with_resolution
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	dir=$WF_CACHE/port/6.1..6.12
+	# Stopped at the conflict again (the recorded resolution set aside),
+	# resolved; --continue killed right after its git am --continue made
+	# the commit: the state still says stopped.
+	mv "$WF_TOP/patches/6.12/port/rr-cache" "$BATS_TEST_TMPDIR/rr-cache"
+	port -f 6.1 6.12
+	[ "$status" -eq 1 ]
+	[ -d "$PORT_TREE/.git/rebase-apply" ]
+	resolve
+	git -C "$PORT_TREE" add -f kernel/sysctl.c
+	git -C "$PORT_TREE" am --continue >/dev/null
+	grep -q '^status=stopped$' "$dir/state"
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=continue\n' >"$dir/port.run"
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): kept your resolution of patches/6.1/0002-sysctl-Initialise-two.patch, committed"* ]]
+	[[ $output == *"1 as they were, 1 through a 3-way merge, 0 with a recorded resolution, 1 resolved by hand"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12" -x rr-cache
+	[ -z "$(git -C "$PORT_TREE" status --porcelain)" ]
+}
+
+@test "port: a run killed while folding the fixups drops its rebase and folds them again" {
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	printf '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three = 3; /* 6.12 */\n' >"$PORT_TREE/kernel/sysctl.c"
+	git -C "$PORT_TREE" commit -q -a --fixup=HEAD
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"; 1 fixup(s)"* ]]
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	dir=$WF_CACHE/port/6.1..6.12
+	# Killed in apply_fixups: the series applied, the fixups' rebase
+	# stopped half-way in the tree.
+	tip=$(git -C "$PORT_TREE" rev-parse refs/port/applied)
+	sed -i 's/^status=.*/status=applied/; /^result=/d' "$dir/state"
+	echo "tip=$tip" >>"$dir/state"
+	git -C "$PORT_TREE" checkout -q -f --detach "$tip"
+	git -C "$PORT_TREE" am -q "$dir"/fixups/*.patch
+	GIT_SEQUENCE_EDITOR="sed -i 's/^pick/edit/'" git -C "$PORT_TREE" rebase -q -i refs/port/to-base >/dev/null 2>&1
+	[ -d "$PORT_TREE/.git/rebase-merge" ]
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=fixups\n' >"$dir/port.run"
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): dropped the rebase of the fixups in linux"* ]]
+	[[ $output == *"; 1 fixup(s)"* ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+	[ ! -d "$PORT_TREE/.git/rebase-merge" ]
+	[ -z "$(git -C "$PORT_TREE" status --porcelain)" ]
+}
+
 @test "port: FORCE=1 starts a stopped port again" {
 	stopped_at_conflict
 	resolve
