@@ -308,6 +308,34 @@ CHECK
 	[ "$(jq '.commits[0].results.checkpatch.cached' "$OUT/results.json")" = true ]
 }
 
+@test "validate: a full result cache is an infrastructure error of every result, none kept" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	R=$WF_CACHE/branches/6.1/validate/results
+	validate -c checkpatch,off
+	[ "$status" -eq 0 ]
+	mv "$R" "$R.before"
+	TMPFS=$R
+	mkdir -p "$TMPFS"
+	mount -t tmpfs -o size=64k tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
+	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
+	n=$(jq '.commits | length' "$OUT/results.json")
+	[ "$(jq .infra "$OUT/results.json")" -eq $((2 * n)) ]
+	[ "$(grep -cE "^validate: infrastructure error: [0-9a-f]{12} (checkpatch|off): no space left on device in $TMPFS/" <<<"$output")" -eq $((2 * n + 1)) ]
+	[ -z "$(find "$TMPFS" -name status)" ]
+	# The cache back: every result from it, as before.
+	umount "$TMPFS"
+	TMPFS=''
+	rmdir "$R"
+	mv "$R.before" "$R"
+	validate -c checkpatch,off
+	[ "$status" -eq 0 ]
+	[[ $output == *", $((2 * n)) from the cache (marked *), 0 run now, 0 infrastructure error(s);"* ]]
+}
+
 @test "validate: the heartbeat stops on TERM without a word, whenever the TERM comes" {
 	# A kill that lands while the heartbeat expands a command
 	# substitution: bash 5.2 ran a TERM trap there as if inside the
