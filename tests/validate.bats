@@ -21,6 +21,16 @@ teardown() {
 	fi
 }
 
+# full_tmpfs DIR SIZE: a tmpfs of SIZE on DIR (TMPFS, unmounted by
+# teardown), filled up by the file filler; skips the test when it cannot
+# mount one.
+full_tmpfs() {
+	TMPFS=$1
+	mkdir -p "$TMPFS"
+	mount -t tmpfs -o size="$2" tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
+	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
+}
+
 # html_matches_json: report.html has a row per commit and one cell per
 # result, of the class of its status in results.json, linking its log.
 html_matches_json() {
@@ -280,10 +290,7 @@ CHECK
 
 @test "validate: a full disk is an infrastructure error, named in one line and never cached" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
-	TMPFS=$WF_CACHE/branches/6.1/validate/build
-	mkdir -p "$TMPFS"
-	mount -t tmpfs -o size=256k tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
-	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
+	full_tmpfs "$WF_CACHE/branches/6.1/validate/build" 256k
 	validate -c checkpatch,off
 	echo "$output"
 	[ "$status" -eq 3 ]
@@ -314,10 +321,7 @@ CHECK
 	validate -c checkpatch,off
 	[ "$status" -eq 0 ]
 	mv "$R" "$R.before"
-	TMPFS=$R
-	mkdir -p "$TMPFS"
-	mount -t tmpfs -o size=64k tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
-	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
+	full_tmpfs "$R" 64k
 	validate -c checkpatch,off
 	echo "$output"
 	[ "$status" -eq 3 ]
