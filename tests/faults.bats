@@ -301,6 +301,9 @@ half_sent() {
 	tree=$WF_CACHE/branches/6.1/bisect/linux
 	git -C "$tree" bisect start fixture-topic refs/tags/base/6.1.99-1 >/dev/null
 	touch "$WF_REPO/.git/worktrees/linux/index.lock" "$WF_REPO/.git/worktrees/linux/BISECT_EXPECTED_REV.lock"
+	# The lock git takes in the repository itself to delete a ref
+	# (git bisect reset deletes BISECT_HEAD and refs/bisect/*).
+	touch "$WF_REPO/.git/packed-refs.lock"
 	echo half >"$tree/kernel/f6.c"
 	# And the log it writes last, half-written.
 	echo half >"$WF_CACHE/branches/6.1/bisect/bisect.log.tmp"
@@ -308,9 +311,10 @@ half_sent() {
 	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/worktrees/linux/BISECT_EXPECTED_REV.lock; removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux; removed the half-written bisect/bisect.log.tmp"* ]]
+	[[ $output == *"bisect-run: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock linux/.git/packed-refs.lock; removed the stale lock linux/.git/worktrees/linux/BISECT_EXPECTED_REV.lock; removed the stale lock linux/.git/worktrees/linux/index.lock; ended the git bisect in progress in bisect/linux; removed the half-written bisect/bisect.log.tmp"* ]]
 	[ "${lines[-1]}" = "$reference" ]
 	[ ! -e "$WF_CACHE/branches/6.1/bisect/bisect.log.tmp" ]
+	[ ! -e "$WF_REPO/.git/packed-refs.lock" ]
 }
 
 @test "submit: a run killed while swapping out/6.1/submit/v1 is undone; the b4 repo is cleaned up" {

@@ -405,11 +405,12 @@ drop_worktree() {
 
 # recover_worktree DIR: clean what a killed run left in DIR, a worktree of
 # the cache repo owned by the tools: a half-made worktree (removed), stale
-# lock files, a git am, rebase or bisect in progress, and, after an
-# interrupted run, changed and untracked files (git clean reads the whole
-# tree, so only then).
+# lock files (its own, and the repository's packed-refs.lock, which git
+# takes in a linked worktree too to delete a ref), a git am, rebase or
+# bisect in progress, and, after an interrupted run, changed and untracked
+# files (git clean reads the whole tree, so only then).
 recover_worktree() {
-	local dir gitdir top found=0
+	local dir gitdir common top found=0
 	local -a locks
 	wf_no_recovery && return 0
 	dir=$(realpath -m "$1")
@@ -421,9 +422,14 @@ recover_worktree() {
 		return 0
 	fi
 	gitdir=$(git -C "$dir" rev-parse --absolute-git-dir)
+	common=$(git -C "$dir" rev-parse --path-format=absolute --git-common-dir)
 	# Its own lock files: index.lock, HEAD.lock, BISECT_EXPECTED_REV.lock,
-	# refs/bisect/*.lock...
-	mapfile -t locks < <(find "$gitdir" -name '*.lock' | LC_ALL=C sort)
+	# refs/bisect/*.lock...; and packed-refs.lock, which git bisect reset
+	# takes to delete BISECT_HEAD.
+	mapfile -t locks < <({
+		find "$gitdir" -name '*.lock'
+		[[ $common == "$gitdir" || ! -e $common/packed-refs.lock ]] || echo "$common/packed-refs.lock"
+	} | LC_ALL=C sort)
 	if [[ ${#locks[@]} -gt 0 ]]; then
 		remove_stale_locks "${locks[@]}"
 		found=1
