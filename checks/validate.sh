@@ -45,6 +45,8 @@ BUILDROOT=$WF_CACHE/validate/build
 SCHEMA=2
 EVERY=${WF_PROGRESS_INTERVAL:-15}
 BEAT_PID=''
+# goto_commit's: the tree is at HEAD's files; the disk was full.
+TREE_SYNCED='' CHECKOUT_FULL=''
 
 usage() {
 	sed -n '5,16p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -376,7 +378,8 @@ label() {
 # next line), for tools/bench-validate.sh and whoever wonders where the
 # time goes.
 progress() {
-	printf '%s\t%s\t%s\t%s\n' "$EPOCHREALTIME" "$1" "$2" "$3" >>"$TIMINGS"
+	# (a full disk loses the line: the report, written last, says so)
+	printf '%s\t%s\t%s\t%s\n' "$EPOCHREALTIME" "$1" "$2" "$3" >>"$TIMINGS" 2>/dev/null || true
 	printf '%s: [%7s] %s %-10s %s (%s)\n' "$WF_PROG" "$(label "$1")" "${COMMITS[$1]:0:12}" "$2" "$3" \
 		"$(vl_elapsed $((SECONDS - START)))" >&2
 }
@@ -399,22 +402,48 @@ beat() {
 # ---------------------------------------------------------------- worktree
 
 # goto_commit I: check out commit I in the validation worktree.  git only
-# rewrites the files that differ, so make rebuilds only what changed.
+# rewrites the files that differ, so make rebuilds only what changed.  The
+# first checkout of a run, and the first after one that failed, is done
+# even when HEAD is already the commit: a checkout cut short (a kill, a
+# full disk) leaves HEAD where it was and some files of the next commit.
+# On a full disk it sets CHECKOUT_FULL, where (an infrastructure error of
+# the result); any other error ends the run.
 goto_commit() {
-	local c=${COMMITS[$1]} gitdir
+	local c=${COMMITS[$1]} gitdir err
+	CHECKOUT_FULL=''
 	if [[ ! -e $TREE/.git ]]; then
-		info "creating the validation worktree $TREE (once)"
+		info "creating the validation worktree $TREE"
 		repo_git worktree prune
 		rm -rf "$TREE"
+		TREE_SYNCED=''
 		# shellcheck disable=SC2310 # repo_git is one git command
-		repo_git worktree add -q -f --detach "$TREE" "$c" >/dev/null ||
-			die "cannot create the worktree $TREE"
+		if ! err=$(repo_git worktree add -q -f --detach "$TREE" "$c" 2>&1 >/dev/null); then
+			drop_worktree "$TREE"
+			checkout_failed "cannot create the worktree $TREE: $err"
+			return
+		fi
 	fi
-	[[ $(git -C "$TREE" rev-parse HEAD) == "$c" ]] && return 0
+	[[ -n $TREE_SYNCED && $(git -C "$TREE" rev-parse HEAD) == "$c" ]] && return 0
 	# We hold the validate lock: an index.lock is a killed run's.
 	gitdir=$(git -C "$TREE" rev-parse --absolute-git-dir)
 	rm -f "$gitdir/index.lock"
-	git -C "$TREE" checkout -q -f --detach "$c" || die "cannot check out $c in $TREE"
+	TREE_SYNCED=''
+	if ! err=$(git -C "$TREE" checkout -q -f --detach "$c" 2>&1); then
+		checkout_failed "cannot check out $c in $TREE: $err"
+		return
+	fi
+	TREE_SYNCED=1
+}
+
+# checkout_failed MESSAGE: (goto_commit) on a full disk, set CHECKOUT_FULL;
+# else end the run with MESSAGE (its last line).
+checkout_failed() {
+	# shellcheck disable=SC2310 # its status is its answer
+	if vl_nearly_full "$TREE"; then
+		CHECKOUT_FULL="no space left on device in $TREE"
+		return 0
+	fi
+	die "$(tail -n 1 <<<"$1")"
 }
 
 # ---------------------------------------------------------------- running
@@ -436,7 +465,13 @@ run_check() {
 		kept=$(kept_dir "$(needs "$r")" "$i")
 	fi
 	run=$CHECKS_DIR/${R_CHECK[$r]}/run
+	RC=0
 	goto_commit "$i"
+	if [[ -n $CHECKOUT_FULL ]]; then
+		# (not a status of the check's contract: infra_reason names why)
+		RC=2
+		return 0
+	fi
 	if [[ -n $bdir ]]; then
 		mkdir -p "$bdir"
 		rm -f "$bdir/.validate-at"
@@ -457,6 +492,8 @@ run_check() {
 	kill "$BEAT_PID" 2>/dev/null || true
 	wait "$BEAT_PID" 2>/dev/null || true
 	BEAT_PID=''
+# goto_commit's: the tree is at HEAD's files; the disk was full.
+TREE_SYNCED='' CHECKOUT_FULL=''
 	if [[ -n $bdir && ($RC -eq 0 || $RC -eq 1 || $RC -eq 125) ]]; then
 		printf '%s\n' "${TREES[$i]}" >"$bdir/.validate-at" 2>/dev/null || true
 	fi
@@ -524,6 +561,10 @@ keep_files() {
 infra_reason() {
 	local r=$1 out=$3 bdir d
 	bdir=$(build_dir "$r")
+	if [[ -n $CHECKOUT_FULL ]]; then
+		echo "$CHECKOUT_FULL"
+		return 0
+	fi
 	[[ $RC -eq 0 || $RC -eq 125 ]] && return 0
 	# shellcheck disable=SC2310 # vl_nearly_full's status is its answer
 	if grep -qis 'no space left on device' "$out/log" "$out/summary" ||
@@ -544,7 +585,7 @@ infra_reason() {
 
 # check_result RESULT I: RESULT at commit I, from the cache or run now.
 check_result() {
-	local r=$1 i=$2 dep key dir tmp st summary reason prev=''
+	local r=$1 i=$2 dep key dir tmp st summary reason log prev=''
 	dep=$(needs "$r")
 	if [[ -n $dep && -z ${USABLE[$dep,$i]:-} ]]; then
 		set_cell "$i" "$r" skip 0 "not run: $dep gave no usable result on this commit" ''
@@ -583,7 +624,10 @@ check_result() {
 			if mkdir -p "$RESULTS/infra/$r" 2>/dev/null; then
 				mv "$tmp" "$RESULTS/infra/$r/$i" 2>/dev/null || true
 			fi
-			set_cell "$i" "$r" infra 0 "$reason" "$RESULTS/infra/$r/$i/log"
+			# (its log, unless the disk had no room for it)
+			log=$RESULTS/infra/$r/$i/log
+			[[ -f $log ]] || log=''
+			set_cell "$i" "$r" infra 0 "$reason" "$log"
 			return
 		fi
 		[[ -n $summary ]] || echo "(the check printed no summary)" >"$tmp/summary"
@@ -787,15 +831,32 @@ EOF
 }
 
 # publish FILE WRITER: what the function WRITER prints, into FILE under a
-# temporary name, renamed only when WRITER succeeded: a writer that dies
-# half-way (a jq error, an unset variable) leaves the last FILE, not a
-# truncated one, and stops the run.
+# temporary name, renamed only when WRITER succeeded and all of it was
+# written: a writer that dies half-way (a jq error, an unset variable)
+# leaves the last FILE, not a truncated one, and stops the run; so does a
+# full disk, an infrastructure error (exit 3).
 publish() {
-	local file=$1
+	local file=$1 text
 	shift
 	# shellcheck disable=SC2310 # an unset variable or a failed pipe still ends it
-	"$@" >"$file.tmp" || { rm -f "$file.tmp"; die "cannot write $file ($1 failed)"; }
+	text=$("$@" && printf x) || die "cannot write $file ($1 failed)"
+	if ! printf '%s' "${text%x}" >"$file.tmp" 2>/dev/null; then
+		rm -f "$file.tmp"
+		out_full_or_die "$file"
+	fi
 	mv -f "$file.tmp" "$file"
+}
+
+# out_full_or_die FILE: FILE could not be written; on a full disk that is
+# an infrastructure error (exit 3), named in one line; else an error.
+out_full_or_die() {
+	# shellcheck disable=SC2310 # its status is its answer
+	if vl_nearly_full "${1%/*}"; then
+		printf '%s: infrastructure error: cannot write %s: no space left on device in %s\n' \
+			"$WF_PROG" "$1" "${1%/*}" >&2
+		exit 3
+	fi
+	die "cannot write $1"
 }
 
 # ---------------------------------------------------------------- signals
@@ -822,7 +883,7 @@ check_all() {
 		flag "$r" baseline || continue
 		check_result "$r" 0
 		[[ ${STATUS[0,$r]} == pass ]] ||
-			BASE_NOTES+=("$r at the base: ${STATUS[0,$r]}: ${SUMMARY[0,$r]} (log: ${LOG[0,$r]})")
+			BASE_NOTES+=("$r at the base: ${STATUS[0,$r]}: ${SUMMARY[0,$r]}${LOG[0,$r]:+ (log: ${LOG[0,$r]})}")
 	done
 	for ((i = 1; i <= n; i++)); do
 		for r in "${RUN_ORDER[@]}"; do
@@ -895,11 +956,11 @@ main() {
 	static_keys
 	mkdir -p "$RESULTS" "$outdir"
 	TIMINGS=$outdir/timings.tsv
-	printf '%s\t0\tstart\t%s\n' "$EPOCHREALTIME" "$RANGE" >"$TIMINGS"
+	printf '%s\t0\tstart\t%s\n' "$EPOCHREALTIME" "$RANGE" 2>/dev/null >"$TIMINGS" || out_full_or_die "$TIMINGS"
 	n=$((${#COMMITS[@]} - 1))
 	info "$n commit(s) in $RANGE; checks: ${RUN_ORDER[*]}"
 	check_all
-	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS"
+	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS" 2>/dev/null || true
 	publish "$outdir/report.txt" write_report
 	cat "$outdir/report.txt"
 	publish "$outdir/results.json" write_json

@@ -21,14 +21,21 @@ teardown() {
 	fi
 }
 
-# full_tmpfs DIR SIZE: a tmpfs of SIZE on DIR (TMPFS, unmounted by
-# teardown), filled up by the file filler; skips the test when it cannot
-# mount one.
+# full_tmpfs DIR SIZE [FROM]: a tmpfs of SIZE on DIR (TMPFS, unmounted by
+# teardown) holding a copy of FROM's files if given, filled up by the file
+# filler; skips the test when it cannot mount one.
 full_tmpfs() {
 	TMPFS=$1
 	mkdir -p "$TMPFS"
 	mount -t tmpfs -o size="$2" tmpfs "$TMPFS" 2>/dev/null || { TMPFS=''; skip "cannot mount a tmpfs here"; }
+	[[ -z ${3:-} ]] || cp -a "$3/." "$TMPFS/"
 	dd if=/dev/zero of="$TMPFS/filler" bs=4k 2>/dev/null || true
+}
+
+# infra_lines_under DIR: how many lines of the output name an
+# infrastructure error from a full disk under DIR.
+infra_lines_under() {
+	grep -cE "^validate: infrastructure error: [0-9a-f]{12} [a-z0-9-]+: no space left on device in $1(/|$)" <<<"$output" || true
 }
 
 # html_matches_json: report.html has a row per commit and one cell per
@@ -338,6 +345,83 @@ CHECK
 	validate -c checkpatch,off
 	[ "$status" -eq 0 ]
 	[[ $output == *", $((2 * n)) from the cache (marked *), 0 run now, 0 infrastructure error(s);"* ]]
+}
+
+@test "validate: a full WF_CACHE, the checkout too, is an infrastructure error of every result, none kept" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	n=1
+	# The whole cache on a full tmpfs, before validate made its worktree:
+	# "git worktree add" cannot write.
+	mv "$WF_CACHE" "$WF_CACHE.before"
+	full_tmpfs "$WF_CACHE" 16m "$WF_CACHE.before"
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ $output != *"error: cannot"* ]]
+	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
+	[ "$(jq .infra "$OUT/results.json")" -eq $((2 * n)) ]
+	# every result, the base's off too, in a line of its own
+	[ "$(infra_lines_under "$WF_CACHE")" -eq $((2 * n + 1)) ]
+	[ "$(reason 1 checkpatch)" = "no space left on device in $WF_CACHE/branches/6.1/validate-tree" ]
+	[ -z "$(find "$WF_CACHE" -name status)" ]
+	# Room again: every result runs now, and passes.
+	rm "$WF_CACHE/filler"
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *", 0 from the cache (marked *), $((2 * n)) run now, 0 infrastructure error(s);"* ]]
+	# A new commit, and the cache full again: its checkout cannot be
+	# written; the first commit's results come from the cache.
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	dd if=/dev/zero of="$WF_CACHE/filler" bs=4k 2>/dev/null || true
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$(cell 1 checkpatch)" = pass ]
+	[ "$(cell 1 off)" = pass ]
+	[ "$(cell 2 checkpatch)" = infra ]
+	[ "$(cell 2 off)" = infra ]
+	[ "$(infra_lines_under "$WF_CACHE")" -eq 2 ]
+	rm "$WF_CACHE/filler"
+	validate -c checkpatch,off
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *", 2 from the cache (marked *), 2 run now, 0 infrastructure error(s);"* ]]
+}
+
+@test "validate: a checkout cut short (a full disk, a kill) is done again, never taken for done" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate -c off
+	[ "$status" -eq 0 ]
+	# The worktree back at the base, and a checkout of another commit
+	# that stopped after writing one file: HEAD is still the base.
+	tree=$WF_CACHE/branches/6.1/validate-tree
+	git -C "$tree" checkout -q -f --detach fixture-base
+	echo 'this does not compile' >"$tree/kernel/names.c"
+	rm -rf "$WF_CACHE/branches/6.1/validate/results"
+	validate -c off
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 off)" = pass ]
+	[[ $output != *"off at the base"* ]]
+}
+
+@test "validate: a full output directory is an infrastructure error, named; the last report stays" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate -c checkpatch
+	[ "$status" -eq 0 ]
+	# A new commit: its result runs, and the report would change.
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	cp -a "$OUT" "$BATS_TEST_TMPDIR/out.before"
+	rm -rf "$OUT"
+	full_tmpfs "$OUT" 1m "$BATS_TEST_TMPDIR/out.before"
+	validate -c checkpatch
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ ${lines[-1]} =~ ^validate:\ infrastructure\ error:\ cannot\ write\ $OUT/[a-z.]+:\ no\ space\ left\ on\ device\ in\ $OUT$ ]]
+	for f in report.txt results.json report.html; do
+		cmp "$OUT/$f" "$BATS_TEST_TMPDIR/out.before/$f"
+	done
 }
 
 @test "validate: the heartbeat stops on TERM without a word, whenever the TERM comes" {
