@@ -568,7 +568,7 @@ stress_fixture() {
 
 @test "faults: full-disk: validate and stress on a tmpfs that fills up are named infrastructure errors, kept nowhere" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
-	export FAULTS_FULL_DISK_SIZE=16k FAULTS_FULL_DISK_STRESS_SIZE=1536k
+	export FAULTS_FULL_DISK_SIZE=16k FAULTS_FULL_DISK_STRESS_SIZE=1536k FAULTS_FULL_DISK_CACHE_SIZE=16k
 	mkdir -p "$BATS_TEST_TMPDIR/m"
 	mount -t tmpfs -o size=4k tmpfs "$BATS_TEST_TMPDIR/m" 2>/dev/null || skip "cannot mount a tmpfs here (not root?)"
 	umount "$BATS_TEST_TMPDIR/m"
@@ -577,11 +577,13 @@ stress_fixture() {
 	[ "$status" -eq 0 ]
 	grep -qE '^validate +\| 16k +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
 	grep -qE '^stress +\| 1536k +\| 2 +\| named +\| identical$' <<<"$output"
+	grep -qE '^validate, whole cache +\| 16k free +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
 	[[ $output != *"command | kills"* ]]
 	# What each said, in one line, and no tmpfs left behind.
 	dir=$WF_CACHE/branches/6.1/faults/full-disk
 	grep -qE "^validate: infrastructure error: [0-9a-f]{12} boot: no space left on device in $WF_CACHE/branches/6.1/validate/build/boot$" "$dir/validate/full.err"
 	grep -qx "stress: infrastructure error: no space left on device in $WF_CACHE/branches/6.1/faults/stress-out" "$dir/stress/full.err"
+	grep -qE "^validate: infrastructure error: [0-9a-f]{12} [a-z-]+: no space left on device in $dir/validate-cache/cache/branches/6.1/" "$dir/validate-cache/full.err"
 	[ -z "$(grep faults-full-disk /proc/mounts || true)" ]
 	# A validate that calls a full disk a failed build, and a stress
 	# that does not look at the disk: both rows short, the run fails.
@@ -595,6 +597,7 @@ stress_fixture() {
 	[ "$status" -eq 1 ]
 	grep -qE '^validate +\| 16k +\| 1 +\| NOT AN INFRASTRUCTURE ERROR: exit 1, not 3 ' <<<"$output"
 	grep -qE '^stress +\| 1536k +\| [0-9]+ +\| NOT AN INFRASTRUCTURE ERROR: ' <<<"$output"
+	grep -qE '^validate, whole cache +\| 16k free +\| [0-9]+ +\| NOT AN INFRASTRUCTURE ERROR: ' <<<"$output"
 	[[ ${lines[-1]} == "faults: a full disk was not named as an infrastructure error, or the run after it differed: see $WF_CACHE/branches/6.1/faults/full-disk" ]]
 	run ! grep -q faults-full-disk /proc/mounts
 }

@@ -370,8 +370,12 @@ row_send_answer() {
 # (validate exits 3, stress 2: neither a pass nor a failure of the
 # kernel), named in one line per result ("infrastructure error: ... no
 # space left on device in DIR"), and keep no result; with the tmpfs gone,
-# the next run must give the result of an uninterrupted run.  Mounting
-# needs root: without it the row says so and counts as not run.
+# the next run must give the result of an uninterrupted run.  Then
+# validate once more with the whole WF_CACHE on a tmpfs that has
+# FAULTS_FULL_DISK_CACHE_SIZE left (default 64m, less than a checkout of
+# the kernel): the same infrastructure error, and with the room back the
+# next run in that cache gives validate's result.  Mounting needs root:
+# without it the row says so and counts as not run.
 
 FULL_DISK_MNT=''
 
@@ -453,11 +457,71 @@ full_disk_case() {
 	FULL_OUT+=("$row|$size|$rc|$how|$next")
 }
 
+# fill_up DIR SIZE: leave SIZE (64k, 16m, 1g) free on DIR's filesystem,
+# the rest taken by DIR/filler.
+fill_up() {
+	local dir=$1 keep avail
+	keep=$(numfmt --from=iec "${2^^}") || die "FAULTS_FULL_DISK_CACHE_SIZE '$2' is not a size"
+	avail=$(($(stat -f -c '%a * %S' "$dir")))
+	[[ $avail -le $keep ]] || fallocate -l $((avail - keep)) "$dir/filler" ||
+		die "cannot fill up the tmpfs $dir"
+}
+
+# full_disk_cache_case SIZE: validate with the whole WF_CACHE on a tmpfs
+# with SIZE free: the branch's repository copied there (its objects
+# borrowed from the faults cache's repository), all the rest made by
+# validate (its worktree, builds, results).  After validate's case, whose
+# reference result the next run must give (the paths of its cache read
+# as the faults cache's).
+full_disk_cache_case() {
+	local size=$1 dir=$FAULTS/full-disk/validate-cache mnt rc=0 how next repo
+	local -a run
+	local label="validate, whole cache" ref=$FAULTS/full-disk/validate/reference.result
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	mnt=$dir/cache
+	mkdir -p "$mnt"
+	if ! mount -t tmpfs faults-full-disk "$mnt" 2>"$dir/mount.err"; then
+		FULL_OUT+=("$label|$size free|-|not run: cannot mount a tmpfs on $mnt (root?)|-")
+		FULL_SHORT=1
+		return 0
+	fi
+	FULL_DISK_MNT=$mnt
+	repo=$mnt/branches/$TOPIC_ID/linux
+	{ git clone -q --mirror --shared "$WF_REPO" "$repo/.git" && git -C "$repo" config core.bare false; } ||
+		die "cannot copy $WF_REPO onto the tmpfs $mnt"
+	fill_up "$mnt" "$size"
+	info "full disk: validate with the whole cache on a tmpfs with $size free"
+	run_fn validate cmd
+	# validate as the row runs it, in that cache (ccache stays the faults
+	# cache's)
+	run=(env "WF_CACHE=$mnt" "WF_CACHE_ROOT=$mnt" "CCACHE_DIR=$CCACHE_DIR" "${CMD[@]}")
+	"${run[@]}" >"$dir/full.out" 2>"$dir/full.err" || rc=$?
+	# shellcheck disable=SC2310 # its status is the answer: the infrastructure error it must be
+	if ! how=$(full_disk_validate "$dir/full.err" "$rc"); then
+		how="NOT AN INFRASTRUCTURE ERROR: $how (see $dir/full.err)"
+		FULL_SHORT=1
+	fi
+	rm -f "$mnt/filler"
+	next=identical
+	if ! "${run[@]}" >"$dir/next.out" 2>"$dir/next.err"; then
+		next="FAILED (see $dir/next.err)"
+	else
+		# shellcheck disable=SC2310 # its output, errors too, is the answer: compared with the reference
+		{ run_fn validate result "$dir/next.out" 2>&1 || true; } | sed "s|$mnt|$WF_CACHE_ROOT|g" >"$dir/next.result"
+		diff "$dir/next.result" "$ref" >"$dir/next.diff" || next="DIFFERENT (see $dir/next.diff)"
+	fi
+	unmount_full_disk
+	[[ $next == identical ]] || FULL_SHORT=1
+	FULL_OUT+=("$label|$size free|$rc|$how|$next")
+}
+
 # run_full_disk: the full-disk cases of validate and stress.
 run_full_disk() {
 	trap unmount_full_disk EXIT
 	full_disk_case validate "$WF_CACHE/validate/build" "${FAULTS_FULL_DISK_SIZE:-64m}"
 	full_disk_case stress "$FAULTS/stress-out" "${FAULTS_FULL_DISK_STRESS_SIZE:-4m}"
+	full_disk_cache_case "${FAULTS_FULL_DISK_CACHE_SIZE:-64m}"
 	trap - EXIT
 }
 
