@@ -95,7 +95,7 @@ other-base:
 bisect:
 	@tools/bisect-run.sh start "$(GOOD)" "$(BAD)"
 
-## faults: kill each command at SEED-chosen moments (KILLS= per command, default 20; AIM=1 at each phase of its run marker), re-run, compare; then validate and stress on a full tmpfs (ROWS=full-disk; long; not in all)
+## faults: kill each command at SEED-chosen moments (KILLS= per command, default 20; AIM=1 at each phase of its run marker), re-run, compare; then validate and stress on a full tmpfs, and validate with its whole cache on one (ROWS=full-disk; long; not in all)
 .PHONY: faults
 faults:
 	@tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS)
