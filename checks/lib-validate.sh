@@ -75,12 +75,19 @@ vl_html() {
 	printf '%s' "$s"
 }
 
+# vl_free_kb DIR: the KiB free on the filesystem of DIR (or of its
+# nearest existing parent); nothing when df cannot tell.
+vl_free_kb() {
+	local d=$1
+	while [[ ! -e $d && $d == */* ]]; do d=${d%/*}; done
+	df -Pk "${d:-/}" 2>/dev/null | awk 'NR == 2 { print $4 }'
+}
+
 # vl_nearly_full DIR: true when the filesystem of DIR (or of its nearest
 # existing parent) has less than 1 MiB free.
 vl_nearly_full() {
-	local d=$1 avail
-	while [[ ! -e $d && $d == */* ]]; do d=${d%/*}; done
-	avail=$(df -Pk "${d:-/}" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	local avail
+	avail=$(vl_free_kb "$1")
 	[[ -n $avail && $avail -lt 1024 ]]
 }
 

@@ -418,9 +418,10 @@ goto_commit() {
 		TREE_SYNCED=''
 		# shellcheck disable=SC2310 # repo_git is one git command
 		if ! err=$(repo_git worktree add -q -f --detach "$TREE" "$c" 2>&1 >/dev/null); then
+			disk_full_at_checkout "$c"
 			drop_worktree "$TREE"
-			checkout_failed "cannot create the worktree $TREE: $err"
-			return
+			[[ -n $CHECKOUT_FULL ]] || die "cannot create the worktree $TREE: $(tail -n 1 <<<"$err")"
+			return 0
 		fi
 	fi
 	[[ -n $TREE_SYNCED && $(git -C "$TREE" rev-parse HEAD) == "$c" ]] && return 0
@@ -429,21 +430,31 @@ goto_commit() {
 	rm -f "$gitdir/index.lock"
 	TREE_SYNCED=''
 	if ! err=$(git -C "$TREE" checkout -q -f --detach "$c" 2>&1); then
-		checkout_failed "cannot check out $c in $TREE: $err"
-		return
+		disk_full_at_checkout "$c"
+		[[ -n $CHECKOUT_FULL ]] || die "cannot check out $c in $TREE: $(tail -n 1 <<<"$err")"
+		return 0
 	fi
 	TREE_SYNCED=1
 }
 
-# checkout_failed MESSAGE: (goto_commit) on a full disk, set CHECKOUT_FULL;
-# else end the run with MESSAGE (its last line).
-checkout_failed() {
+# disk_full_at_checkout COMMIT: (goto_commit, after git failed) set
+# CHECKOUT_FULL when the disk of the worktree is full, or has less room
+# than COMMIT's files take (git worktree add removes what it wrote when
+# it fails, and its messages do not say why: "unable to write file").
+disk_full_at_checkout() {
+	local need free
 	# shellcheck disable=SC2310 # its status is its answer
 	if vl_nearly_full "$TREE"; then
 		CHECKOUT_FULL="no space left on device in $TREE"
 		return 0
 	fi
-	die "$(tail -n 1 <<<"$1")"
+	# (in 4 KiB blocks, as the files take them)
+	need=$(repo_git ls-tree -r -l "$1" | awk '$4 ~ /^[0-9]+$/ { s += int(($4 + 4095) / 4096) * 4 } END { print s + 0 }')
+	free=$(vl_free_kb "$TREE")
+	if [[ -n $free && $free -lt $need ]]; then
+		CHECKOUT_FULL="no space left on device in $TREE (its files take $((need / 1024)) MiB, $((free / 1024)) MiB free)"
+	fi
+	return 0
 }
 
 # ---------------------------------------------------------------- running
