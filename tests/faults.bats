@@ -603,6 +603,26 @@ stress_fixture() {
 	run ! grep -q "^faults-full-disk $BATS_TEST_TMPDIR/" /proc/mounts
 }
 
+@test "faults: a second run on the same cache is refused and changes nothing" {
+	run "$TOOLS/faults.sh" -n -k 1 base
+	[ "$status" -eq 0 ]
+	faults=$WF_CACHE/branches/6.1/faults
+	cp -a "$faults" "$BATS_TEST_TMPDIR/before"
+	flock "$WF_CACHE/branches/6.1/faults.lock" sleep 30 &
+	holder=$!
+	for _ in $(seq 50); do
+		flock -n "$WF_CACHE/branches/6.1/faults.lock" true || break
+		sleep 0.1
+	done
+	run "$TOOLS/faults.sh" -n -k 1 base
+	kill "$holder"
+	wait "$holder" || true
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "faults: error: another faults is running on $WF_CACHE/branches/6.1 (lock: $WF_CACHE/branches/6.1/faults.lock)" ]
+	diff -r "$BATS_TEST_TMPDIR/before" "$faults"
+}
+
 @test "faults: never the workflow's cache unless WF_CACHE names it" {
 	unset WF_CACHE
 	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg

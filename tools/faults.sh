@@ -379,9 +379,11 @@ row_send_answer() {
 
 FULL_DISK_MNT=''
 
-# unmount_full_disk: the row's tmpfs, if one is mounted.
+# unmount_full_disk: the row's tmpfs, if one is mounted; lazily when it
+# is busy (killed, the command's processes may still be ending).
 unmount_full_disk() {
-	[[ -z $FULL_DISK_MNT ]] || umount "$FULL_DISK_MNT" 2>/dev/null || true
+	[[ -z $FULL_DISK_MNT ]] || umount "$FULL_DISK_MNT" 2>/dev/null ||
+		umount -l "$FULL_DISK_MNT" 2>/dev/null || true
 	FULL_DISK_MNT=''
 }
 
@@ -781,6 +783,9 @@ main() {
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
 	BASE_REF=$(base_ref "$(package_version)")
+	# One run per cache: a second would remove the first's results and
+	# copy its patches under it.
+	wf_lock faults
 	mkdir -p "$FAULTS"
 	copy_top
 	info "cache $WF_CACHE_ROOT (WF_CACHE), seed $seed, $KILLS kill(s) per command: ${rows[*]}"
