@@ -449,7 +449,9 @@ disk_full_at_checkout() {
 		return 0
 	fi
 	# (in 4 KiB blocks, as the files take them)
-	need=$(repo_git ls-tree -r -l "$1" | awk '$4 ~ /^[0-9]+$/ { s += int(($4 + 4095) / 4096) * 4 } END { print s + 0 }')
+	# shellcheck disable=SC2310 # repo_git is one git command
+	need=$(repo_git ls-tree -r -l "$1" | awk '$4 ~ /^[0-9]+$/ { s += int(($4 + 4095) / 4096) * 4 } END { print s + 0 }') ||
+		need=0
 	free=$(vl_free_kb "$TREE")
 	if [[ -n $free && $free -lt $need ]]; then
 		CHECKOUT_FULL="no space left on device in $TREE (its files take $((need / 1024)) MiB, $((free / 1024)) MiB free)"
