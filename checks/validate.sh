@@ -425,9 +425,10 @@ goto_commit() {
 		fi
 	fi
 	[[ -n $TREE_SYNCED && $(git -C "$TREE" rev-parse HEAD) == "$c" ]] && return 0
-	# We hold the validate lock: an index.lock is a killed run's.
+	# We hold the validate lock: an index.lock or a HEAD.lock is a killed
+	# run's.
 	gitdir=$(git -C "$TREE" rev-parse --absolute-git-dir)
-	rm -f "$gitdir/index.lock"
+	rm -f "$gitdir/index.lock" "$gitdir/HEAD.lock"
 	TREE_SYNCED=''
 	if ! err=$(git -C "$TREE" checkout -q -f --detach "$c" 2>&1); then
 		disk_full_at_checkout "$c"

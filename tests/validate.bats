@@ -423,6 +423,8 @@ CHECK
 	tree=$WF_CACHE/branches/6.1/validate-tree
 	git -C "$tree" checkout -q -f --detach fixture-base
 	echo 'this does not compile' >"$tree/kernel/names.c"
+	# and git's locks, when it was killed
+	touch "$WF_REPO/.git/worktrees/validate-tree/index.lock" "$WF_REPO/.git/worktrees/validate-tree/HEAD.lock"
 	rm -rf "$WF_CACHE/branches/6.1/validate/results"
 	validate -c off
 	echo "$output"
