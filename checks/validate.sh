@@ -413,8 +413,9 @@ goto_commit() {
 	CHECKOUT_FULL=''
 	if [[ ! -e $TREE/.git ]]; then
 		info "creating the validation worktree $TREE"
-		repo_git worktree prune
-		rm -rf "$TREE"
+		# (and what a killed git worktree add left: its directory, its
+		# registration locked while it initialized)
+		drop_worktree "$(realpath -m "$TREE")"
 		TREE_SYNCED=''
 		# shellcheck disable=SC2310 # repo_git is one git command
 		if ! err=$(repo_git worktree add -q -f --detach "$TREE" "$c" 2>&1 >/dev/null); then

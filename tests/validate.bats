@@ -433,6 +433,24 @@ CHECK
 	[[ $output != *"off at the base"* ]]
 }
 
+@test "validate: a worktree add that was killed is cleared and made again" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate -c off
+	[ "$status" -eq 0 ]
+	# What git worktree add leaves when killed before it wrote .git:
+	# the directory, and its registration, locked while it initializes.
+	tree=$WF_CACHE/branches/6.1/validate-tree
+	rm -rf "$tree"
+	mkdir "$tree"
+	echo initializing >"$WF_REPO/.git/worktrees/validate-tree/locked"
+	rm -rf "$WF_CACHE/branches/6.1/validate/results"
+	validate -c off
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 off)" = pass ]
+	[ "$(git -C "$WF_REPO" worktree list | grep -c validate-tree)" -eq 1 ]
+}
+
 @test "validate: a full output directory is an infrastructure error, named; the last report stays" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate -c checkpatch
