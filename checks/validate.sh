@@ -507,8 +507,6 @@ run_check() {
 	kill "$BEAT_PID" 2>/dev/null || true
 	wait "$BEAT_PID" 2>/dev/null || true
 	BEAT_PID=''
-# goto_commit's: the tree is at HEAD's files; the disk was full.
-TREE_SYNCED='' CHECKOUT_FULL=''
 	if [[ -n $bdir && ($RC -eq 0 || $RC -eq 1 || $RC -eq 125) ]]; then
 		printf '%s\n' "${TREES[$i]}" >"$bdir/.validate-at" 2>/dev/null || true
 	fi
