@@ -409,18 +409,19 @@ beat() {
 # On a full disk it sets CHECKOUT_FULL, where (an infrastructure error of
 # the result); any other error ends the run.
 goto_commit() {
-	local c=${COMMITS[$1]} gitdir err
+	local c=${COMMITS[$1]} gitdir err real
 	CHECKOUT_FULL=''
 	if [[ ! -e $TREE/.git ]]; then
 		info "creating the validation worktree $TREE"
 		# (and what a killed git worktree add left: its directory, its
 		# registration locked while it initialized)
-		drop_worktree "$(realpath -m "$TREE")"
+		real=$(realpath -m "$TREE")
+		drop_worktree "$real"
 		TREE_SYNCED=''
 		# shellcheck disable=SC2310 # repo_git is one git command
 		if ! err=$(repo_git worktree add -q -f --detach "$TREE" "$c" 2>&1 >/dev/null); then
 			disk_full_at_checkout "$c"
-			drop_worktree "$TREE"
+			drop_worktree "$real"
 			[[ -n $CHECKOUT_FULL ]] || die "cannot create the worktree $TREE: $(tail -n 1 <<<"$err")"
 			return 0
 		fi
