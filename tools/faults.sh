@@ -416,11 +416,56 @@ full_disk_stress() {
 	echo named
 }
 
+# full_disk_mount MNT DIR ENTRY [OPTION...]: mount the row's tmpfs on MNT
+# (mount's OPTIONs, its errors in DIR/mount.err); when it cannot, append
+# ENTRY's "not run" to FULL_OUT, set FULL_SHORT=1 and fail.
+full_disk_mount() {
+	local mnt=$1 dir=$2 entry=$3
+	shift 3
+	mkdir -p "$mnt"
+	if ! mount -t tmpfs "$@" faults-full-disk "$mnt" 2>"$dir/mount.err"; then
+		FULL_OUT+=("$entry|-|not run: cannot mount a tmpfs on $mnt (root?)|-")
+		FULL_SHORT=1
+		return 1
+	fi
+	FULL_DISK_MNT=$mnt
+}
+
+# full_disk_judge ROW DIR RC: FULL_HOW, what ROW's run on the full disk
+# (its stderr DIR/full.err, its exit RC) was: the answer of full_disk_ROW,
+# or "NOT AN INFRASTRUCTURE ERROR: ..." and FULL_SHORT=1.
+full_disk_judge() {
+	# shellcheck disable=SC2310 # its status is the answer: the infrastructure error it must be
+	if ! FULL_HOW=$("full_disk_$1" "$2/full.err" "$3"); then
+		FULL_HOW="NOT AN INFRASTRUCTURE ERROR: $FULL_HOW (see $2/full.err)"
+		FULL_SHORT=1
+	fi
+}
+
+# full_disk_next ROW DIR REF CACHE ENTRY CMD...: the run after the full
+# disk, with room again: CMD, and ROW's result of it (the paths of CACHE
+# read as the faults cache's) compared with the file REF; appends
+# "ENTRY|FULL_HOW|identical" (or why not) to FULL_OUT, FULL_SHORT=1 when
+# it was not.
+full_disk_next() {
+	local row=$1 dir=$2 ref=$3 cache=$4 entry=$5 next=identical
+	shift 5
+	if ! "$@" >"$dir/next.out" 2>"$dir/next.err"; then
+		next="FAILED (see $dir/next.err)"
+	else
+		# shellcheck disable=SC2310 # its output, errors too, is the answer: compared with the reference
+		{ run_fn "$row" result "$dir/next.out" 2>&1 || true; } | sed "s|$cache|$WF_CACHE_ROOT|g" >"$dir/next.result"
+		diff "$dir/next.result" "$ref" >"$dir/next.diff" || next="DIFFERENT (see $dir/next.diff)"
+	fi
+	[[ $next == identical ]] || FULL_SHORT=1
+	FULL_OUT+=("$entry|$FULL_HOW|$next")
+}
+
 # full_disk_case ROW DIR SIZE: ROW's reference run, its run with DIR on a
 # tmpfs of SIZE, and the run after; appends to FULL_OUT; sets
 # FULL_SHORT=1 when a run was not what it must be.
 full_disk_case() {
-	local row=$1 mnt=$2 size=$3 dir=$FAULTS/full-disk/$1 rc=0 how next
+	local row=$1 mnt=$2 size=$3 dir=$FAULTS/full-disk/$1 rc=0
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	run_fn "$row" setup
@@ -429,34 +474,15 @@ full_disk_case() {
 	"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" ||
 		die "the uninterrupted run of $row failed (see $dir/reference.err)"
 	run_fn "$row" result "$dir/reference.out" >"$dir/reference.result"
-	mkdir -p "$mnt"
-	if ! mount -t tmpfs -o "size=$size" faults-full-disk "$mnt" 2>"$dir/mount.err"; then
-		FULL_OUT+=("$row|$size|-|not run: cannot mount a tmpfs on $mnt (root?)|-")
-		FULL_SHORT=1
-		return 0
-	fi
-	FULL_DISK_MNT=$mnt
+	# shellcheck disable=SC2310 # its status is the answer: the tmpfs is there
+	full_disk_mount "$mnt" "$dir" "$row|$size" -o "size=$size" || return 0
 	info "full disk: $row with $mnt on a tmpfs of $size"
 	run_fn "$row" prepare
 	"${CMD[@]}" >"$dir/full.out" 2>"$dir/full.err" || rc=$?
-	# shellcheck disable=SC2310 # its status is the answer: the infrastructure error it must be
-	if ! how=$("full_disk_$row" "$dir/full.err" "$rc"); then
-		how="NOT AN INFRASTRUCTURE ERROR: $how (see $dir/full.err)"
-		FULL_SHORT=1
-	fi
+	full_disk_judge "$row" "$dir" "$rc"
 	unmount_full_disk
 	run_fn "$row" prepare
-	next=identical
-	if ! "${CMD[@]}" >"$dir/next.out" 2>"$dir/next.err"; then
-		next="FAILED (see $dir/next.err)"
-	else
-		# shellcheck disable=SC2310 # its output, errors too, is the answer: compared with the reference
-		run_fn "$row" result "$dir/next.out" >"$dir/next.result" 2>&1 || true
-		diff "$dir/next.result" "$dir/reference.result" >"$dir/next.diff" ||
-			next="DIFFERENT (see $dir/next.diff)"
-	fi
-	[[ $next == identical ]] || FULL_SHORT=1
-	FULL_OUT+=("$row|$size|$rc|$how|$next")
+	full_disk_next "$row" "$dir" "$dir/reference.result" "$WF_CACHE_ROOT" "$row|$size|$rc" "${CMD[@]}"
 }
 
 # fill_up DIR SIZE: leave SIZE (64k, 16m, 1g) free on DIR's filesystem,
@@ -476,19 +502,14 @@ fill_up() {
 # reference result the next run must give (the paths of its cache read
 # as the faults cache's).
 full_disk_cache_case() {
-	local size=$1 dir=$FAULTS/full-disk/validate-cache mnt rc=0 how next repo
+	local size=$1 dir=$FAULTS/full-disk/validate-cache mnt rc=0 repo entry
 	local -a run
-	local label="validate, whole cache" ref=$FAULTS/full-disk/validate/reference.result
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	mnt=$dir/cache
-	mkdir -p "$mnt"
-	if ! mount -t tmpfs faults-full-disk "$mnt" 2>"$dir/mount.err"; then
-		FULL_OUT+=("$label|$size free|-|not run: cannot mount a tmpfs on $mnt (root?)|-")
-		FULL_SHORT=1
-		return 0
-	fi
-	FULL_DISK_MNT=$mnt
+	entry="validate, whole cache|$size free"
+	# shellcheck disable=SC2310 # its status is the answer: the tmpfs is there
+	full_disk_mount "$mnt" "$dir" "$entry" || return 0
 	repo=$mnt/branches/$TOPIC_ID/linux
 	{ git clone -q --mirror --shared "$WF_REPO" "$repo/.git" && git -C "$repo" config core.bare false; } ||
 		die "cannot copy $WF_REPO onto the tmpfs $mnt"
@@ -499,23 +520,10 @@ full_disk_cache_case() {
 	# cache's)
 	run=(env "WF_CACHE=$mnt" "WF_CACHE_ROOT=$mnt" "CCACHE_DIR=$CCACHE_DIR" "${CMD[@]}")
 	"${run[@]}" >"$dir/full.out" 2>"$dir/full.err" || rc=$?
-	# shellcheck disable=SC2310 # its status is the answer: the infrastructure error it must be
-	if ! how=$(full_disk_validate "$dir/full.err" "$rc"); then
-		how="NOT AN INFRASTRUCTURE ERROR: $how (see $dir/full.err)"
-		FULL_SHORT=1
-	fi
+	full_disk_judge validate "$dir" "$rc"
 	rm -f "$mnt/filler"
-	next=identical
-	if ! "${run[@]}" >"$dir/next.out" 2>"$dir/next.err"; then
-		next="FAILED (see $dir/next.err)"
-	else
-		# shellcheck disable=SC2310 # its output, errors too, is the answer: compared with the reference
-		{ run_fn validate result "$dir/next.out" 2>&1 || true; } | sed "s|$mnt|$WF_CACHE_ROOT|g" >"$dir/next.result"
-		diff "$dir/next.result" "$ref" >"$dir/next.diff" || next="DIFFERENT (see $dir/next.diff)"
-	fi
+	full_disk_next validate "$dir" "$FAULTS/full-disk/validate/reference.result" "$mnt" "$entry|$rc" "${run[@]}"
 	unmount_full_disk
-	[[ $next == identical ]] || FULL_SHORT=1
-	FULL_OUT+=("$label|$size free|$rc|$how|$next")
 }
 
 # run_full_disk: the full-disk cases of validate and stress.
