@@ -104,10 +104,14 @@ setup() {
 	[[ $output == *"no branch '6.13' in $WF_TOP/branches.txt"* ]]
 }
 
-@test "rebuild: no patches gives the base itself" {
+@test "rebuild: no patches gives the base itself, for a series that starts" {
 	run "$TOOLS/rebuild.sh"
 	[ "$status" -eq 0 ]
+	[[ $output == *"no patches in patches/ yet: the branch fixture-topic starts at its base"* ]]
 	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')" ]
+	# Again: nothing to lose, nothing refused.
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 0 ]
 }
 
 # make_series: three commits on the topic branch, exported to patches/.
@@ -137,6 +141,53 @@ make_series() {
 	"$TOOLS/rebuild.sh"
 	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$first" ]
 	git -C "$WF_REPO" log --format=%an fixture-topic -1 | grep -qx 'A Developer'
+}
+
+# branch_state: the branch, the exported mark and the work tree's HEAD.
+branch_state() {
+	git -C "$WF_REPO" rev-parse fixture-topic refs/wf/exported HEAD
+	git -C "$WF_REPO" symbolic-ref HEAD
+}
+
+@test "rebuild: a patch directory that does not exist ends the run in one line; the branch stays" {
+	make_series
+	before=$(branch_state)
+	# The typo of the issue: the topic's patch directory misspelt.
+	sed -i 's/ patches$/ patches.x/' "$WF_TOP/branches.txt"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "rebuild: error: patch directory $WF_TOP/patches.x does not exist" ]
+	[ "$(branch_state)" = "$before" ]
+	# Through make, the pipeline stops there: validate never runs.
+	run make -s -C "$REPO_ROOT" validate CHECKS=checkpatch WF_TOP="$WF_TOP"
+	[ "$status" -ne 0 ]
+	[[ $output == *"rebuild: error: patch directory $WF_TOP/patches.x does not exist"* ]]
+	[[ $output != *"result(s)"* ]]
+	[ "$(branch_state)" = "$before" ]
+}
+
+@test "rebuild: an empty patch directory does not reset a branch that has commits, unless forced" {
+	make_series
+	before=$(branch_state)
+	mv "$WF_TOP/patches" "$BATS_TEST_TMPDIR/saved"
+	mkdir "$WF_TOP/patches"
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "rebuild: error: no patches in patches/: that would reset fixture-topic (3 commits) to its base; put the patches back, or 'make rebuild FORCE=1' to reset it" ]
+	[ "$(branch_state)" = "$before" ]
+	run "$TOOLS/rebuild.sh" -f
+	[ "$status" -eq 0 ]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')" ]
+}
+
+@test "export: a branch with no commits does not empty the patch directory" {
+	make_series
+	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/before"
+	git -C "$WF_REPO" reset -q --hard 'refs/tags/base/6.1.99-1^{commit}'
+	run "$TOOLS/export.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "export: error: branch fixture-topic has no commits on refs/tags/base/6.1.99-1: nothing to export (patches/ keeps its 3 patch(es))" ]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches"
 }
 
 @test "export: an amended commit message is written back" {

@@ -32,6 +32,11 @@ main() {
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git merge-base --is-ancestor "$base" "refs/heads/$topic" ||
 		die "branch $topic is not based on $base"
+	# An export of no commits would empty the patch directory: never what
+	# an export is for (git rm the patches to drop a series).
+	n=$(repo_git rev-list --count "$base..refs/heads/$topic")
+	[[ $n -gt 0 ]] ||
+		die "branch $topic has no commits on $base: nothing to export ($TOPIC_PATCHDIR/ keeps its $(find "$dir" -maxdepth 1 -name '*.patch' 2>/dev/null | wc -l) patch(es))"
 	wf_lock export
 	wf_run_begin export
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer

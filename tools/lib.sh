@@ -205,6 +205,22 @@ wf_format_patch() {
 		format-patch -q --zero-commit --no-signature --no-thread -o "$dir" "$@" "$range"
 }
 
+# lines_of ARRAY COMMAND [ARG...]: ARRAY becomes the lines COMMAND prints.
+# Where "mapfile -t ARRAY < <(COMMAND)" loses COMMAND's status (a die in
+# it ends only the process substitution, and the script goes on with what
+# it printed), a COMMAND that fails here ends the script with its status.
+lines_of() {
+	# shellcheck disable=SC2034 # a nameref: the caller's array
+	local -n lines_of_array=$1
+	local lines_of_text lines_of_rc=0
+	shift
+	lines_of_text=$("$@") || lines_of_rc=$?
+	[[ $lines_of_rc -eq 0 ]] || exit "$lines_of_rc"
+	lines_of_array=()
+	# shellcheck disable=SC2034 # the caller's array
+	[[ -z $lines_of_text ]] || mapfile -t lines_of_array <<<"$lines_of_text"
+}
+
 # patch_files: the topic's patches, in order, one per line.
 patch_files() {
 	local dir=$WF_TOP/$TOPIC_PATCHDIR

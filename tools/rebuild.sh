@@ -98,6 +98,22 @@ check_work_tree() {
 	die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export', or 'make rebuild FORCE=1' to discard them)"
 }
 
+# check_no_patches TOPIC OLD BASE FORCE: an empty patch directory starts a
+# series at its base; it never resets a branch that has commits (OLD,
+# its tip) unless forced: an emptied or mistyped directory is not an
+# intent to drop the series.
+check_no_patches() {
+	local topic=$1 old=$2 base=$3 force=$4 n=0
+	[[ -z $old ]] || n=$(repo_git rev-list --count "$base..$old")
+	if [[ $n -eq 0 ]]; then
+		info "no patches in $TOPIC_PATCHDIR/ yet: the branch $topic starts at its base"
+		return 0
+	fi
+	[[ $force -eq 1 ]] ||
+		die "no patches in $TOPIC_PATCHDIR/: that would reset $topic ($n commits) to its base; put the patches back, or 'make rebuild FORCE=1' to reset it"
+	info "no patches in $TOPIC_PATCHDIR/: resetting $topic ($n commits) to its base (FORCE=1)"
+}
+
 # explain_failure OUTPUT: "file: reason" from git am's error output.
 explain_failure() {
 	local reason
@@ -153,7 +169,7 @@ main() {
 	done
 	parse_branches
 	topic=$TOPIC_NAME
-	mapfile -t patches < <(patch_files)
+	lines_of patches patch_files
 	base=$("$WF_HOME/tools/base.sh")
 	wf_lock rebuild
 	wf_run_begin rebuild
@@ -168,6 +184,7 @@ main() {
 	check_work_tree "$topic" "$force"
 	# shellcheck disable=SC2310 # repo_git is one git command
 	old=$(repo_git rev-parse -q --verify "refs/heads/$topic") || old=''
+	[[ ${#patches[@]} -gt 0 ]] || check_no_patches "$topic" "$old" "$base" "$force"
 	wf_run_note phase=apply "${CARRIED[@]}"
 	scratch_worktree "$SCRATCH" "$base"
 	n=${#patches[@]}
