@@ -260,6 +260,7 @@ select_results() {
 	declare -gA ENABLED=() ADDED=()
 	IFS=, read -r -a asked <<<"${checklist:-$(IFS=,; echo "${RESULT_NAMES[*]}")}"
 	for r in "${asked[@]}"; do
+		[[ -n $r ]] || continue
 		if [[ -z ${R_CHECK[$r]:-} && -n ${C_ORDER[$r]:-} ]]; then
 			# A check's name: all its results (build: one per config).
 			for dep in "${RESULT_NAMES[@]}"; do
@@ -269,6 +270,7 @@ select_results() {
 			want+=("$r")
 		fi
 	done
+	[[ ${#want[@]} -gt 0 ]] || bad_input "no check in '-c $checklist' (checks: ${RESULT_NAMES[*]})"
 	for r in "${want[@]}"; do
 		[[ -n ${R_CHECK[$r]:-} ]] || bad_input "unknown check '$r' (checks: ${RESULT_NAMES[*]})"
 		while [[ -n $r && -z ${ENABLED[$r]:-} ]]; do
@@ -334,6 +336,13 @@ result_key() {
 
 # ---------------------------------------------------------------- inputs
 
+# empty_range_hint RANGE: for the default range (base..branch), what
+# leaves it empty.
+empty_range_hint() {
+	[[ -n ${TOPIC_NAME:-} && $1 == *"..refs/heads/$TOPIC_NAME" ]] || return 0
+	printf ' (is %s at its base? make rebuild applies %s/)' "$TOPIC_NAME" "$TOPIC_PATCHDIR"
+}
+
 # load_commits RANGE: COMMITS (0 is the parent of the first), TREES,
 # PTREES (the trees of their parents), SUBJECTS.
 load_commits() {
@@ -341,20 +350,14 @@ load_commits() {
 	local -a list
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-list -n 1 "$range" >/dev/null 2>&1 || bad_input "bad revision range '$range' in $WF_REPO"
-	# (mapfile's status is not rev-list's: the range is checked above)
-	mapfile -t list < <(repo_git rev-list --reverse --first-parent "$range")
-	if [[ ${#list[@]} -eq 0 ]]; then
-		# shellcheck disable=SC2310 # repo_git is one git command
-		first=$(repo_git rev-parse -q --verify "${range#*..}^{commit}" 2>/dev/null) ||
-			bad_input "bad revision range '$range' in $WF_REPO"
-		COMMITS=("$first")
-	else
-		first=${list[0]}
-		# shellcheck disable=SC2310 # repo_git is one git command
-		COMMITS=("$(repo_git rev-parse -q --verify "$first^" 2>/dev/null)") ||
-			bad_input "the first commit of '$range' has no parent"
-		COMMITS+=("${list[@]}")
-	fi
+	lines_of list repo_git rev-list --reverse --first-parent "$range"
+	# No commit is no verdict: never a report of 0 results that passed.
+	[[ ${#list[@]} -gt 0 ]] || bad_input "no commits in the range '$range': nothing to validate$(empty_range_hint "$range")"
+	first=${list[0]}
+	# shellcheck disable=SC2310 # repo_git is one git command
+	COMMITS=("$(repo_git rev-parse -q --verify "$first^" 2>/dev/null)") ||
+		bad_input "the first commit of '$range' has no parent"
+	COMMITS+=("${list[@]}")
 	TREES=() PTREES=() SUBJECTS=() PARENTS=()
 	for c in "${COMMITS[@]}"; do
 		TREES+=("$(repo_git rev-parse "$c^{tree}")")

@@ -230,6 +230,27 @@ html_matches_json() {
 	run "$CHECKS/validate.sh" -o "$OUT" fixture-base..no-such-branch
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
+	# A list of no check is no check, not all of them and not none.
+	validate -c ,
+	[ "$status" -eq 2 ]
+	[[ $output == "validate: error: no check in '-c ,' (checks: "* ]]
+}
+
+@test "validate: a range of no commits is bad input, never 0 results passed; the last report stays" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate -c checkpatch
+	[ "$status" -eq 0 ]
+	cp -r "$OUT" "$BATS_TEST_TMPDIR/before"
+	run "$CHECKS/validate.sh" -o "$OUT" -c checkpatch fixture-topic..fixture-topic
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate: error: no commits in the range 'fixture-topic..fixture-topic': nothing to validate" ]
+	# The default range: the branch reset to its base.
+	git -C "$WF_REPO" reset -q --hard fixture-base
+	git -C "$WF_REPO" update-ref refs/heads/fixture-topic "$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')"
+	run "$CHECKS/validate.sh" -o "$OUT" -c checkpatch
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate: error: no commits in the range 'refs/tags/base/6.1.99-1..refs/heads/fixture-topic': nothing to validate (is fixture-topic at its base? make rebuild applies patches/)" ]
+	diff -r "$BATS_TEST_TMPDIR/before" "$OUT"
 }
 
 @test "validate: a run that stops half-way leaves no temporary result behind" {
