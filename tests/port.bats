@@ -226,6 +226,26 @@ ported_with_resolution() {
 	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
 }
 
+@test "port: bad input: a FROM series of no patches, or no patch directory, ports nothing and keeps TO" {
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	# The FROM patch directory misspelt in branches.txt.
+	sed -i 's#any patches/6.1$#any patches/6.x#' "$WF_TOP/branches.txt"
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "rebuild: error: patch directory $WF_TOP/patches/6.x does not exist" ]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+	# An empty one, on a FROM branch at its base.
+	sed -i 's#any patches/6.x$#any patches/6.0#' "$WF_TOP/branches.txt"
+	mkdir "$WF_TOP/patches/6.0"
+	WF_BRANCH=6.1 "$TOOLS/rebuild.sh" -f 2>/dev/null
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "port: error: no patches in patches/6.0/: nothing to port (patches/6.12/ stays as it is)" ]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+}
+
 @test "port: a killed run's git am is dropped and the port done again; a stop at a conflict is the user's and is kept" {
 	ported_with_resolution
 	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"

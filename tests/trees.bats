@@ -66,6 +66,25 @@ setup() {
 	[[ $(git -C "$WF_REPO" for-each-ref) != *refs/trees/* ]]
 }
 
+@test "trees and other-base: a missing or empty patch directory is named in one line, nothing checked" {
+	sed -i 's# patches$# patches.x#' "$WF_TOP/branches.txt"
+	run "$TOOLS/trees.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "trees: error: patch directory $WF_TOP/patches.x does not exist" ]
+	mkdir -p "$BATS_TEST_TMPDIR/other"
+	cp "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
+	WF_OTHER_BUILD=true run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
+	[ "$status" -eq 1 ]
+	[ "$output" = "other-base: error: patch directory $WF_TOP/patches.x does not exist" ]
+	mkdir "$WF_TOP/patches.x"
+	run "$TOOLS/trees.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "trees: error: no patches in patches.x/: nothing to check" ]
+	WF_OTHER_BUILD=true run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
+	[ "$status" -eq 1 ]
+	[ "$output" = "other-base: error: no patches in patches.x/: nothing to apply" ]
+}
+
 @test "trees: a tree record without owned patches is named by line" {
 	printf 'tree docs /x docs-next\n' >>"$WF_TOP/branches.txt"
 	run "$TOOLS/trees.sh"

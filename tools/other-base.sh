@@ -87,7 +87,8 @@ main() {
 	[[ $# -eq 1 ]] || usage
 	src=$1
 	parse_branches
-	mapfile -t patches < <(patch_files)
+	lines_of patches patch_files
+	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to apply"
 	check_source "$src" "$ver"
 	wf_lock other-base
 	wf_run_begin other-base

@@ -736,6 +736,9 @@ main() {
 		esac
 		# Always from the start: the series may have changed.
 		prepare_branches
+		# A port of nothing would write an empty TO series.
+		[[ -n $(find "$WF_TOP/$FROM_PATCHDIR" -maxdepth 1 -name '*.patch' -type f) ]] ||
+			refuse "no patches in $FROM_PATCHDIR/: nothing to port ($TO_PATCHDIR/ stays as it is)"
 		start_port
 		;;
 	esac

@@ -97,7 +97,7 @@ main() {
 	done
 	parse_branches
 	report=${report:-$WF_OUT/trees.txt}
-	mapfile -t patches < <(patch_files)
+	lines_of patches patch_files
 	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to check"
 	[[ ${#TREE_NAMES[@]} -gt 0 ]] || die "no 'tree' records in $WF_BRANCHES"
 	init_trees_repo
