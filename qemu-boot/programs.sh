@@ -58,9 +58,11 @@ program() {
 
 # build DIR SRC NAME: compile NAME into DIR; print its path.
 build() {
-	local dir=$1 src=$2 file source rest
+	local dir=$1 src=$2 file source rest spec
 	local -a flags
-	read -r file source rest < <(program "$3")
+	# shellcheck disable=SC2310 # its status is its answer
+	spec=$(program "$3") || fail "unknown program $3"
+	read -r file source rest <<<"$spec"
 	read -ra flags <<<"$rest"
 	if [[ $source == SELFTEST ]]; then
 		if [[ ! -f $src/$SELFTEST ]]; then

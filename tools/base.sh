@@ -20,9 +20,9 @@ cleanup() {
 	wf_run_end
 }
 
-# clean_interrupted_import: remove what a killed run left: the unpacked
+# clean_interrupted_import REF: remove what a killed run left: the unpacked
 # tree, its index and the index's lock, a half-made repo, a stale lock
-# on the tags.
+# on the tag REF.
 clean_interrupted_import() {
 	local f
 	for f in "$IMPORT" "$IMPORT.index" "$IMPORT.index.lock" "$WF_REPO.init"; do
@@ -31,8 +31,7 @@ clean_interrupted_import() {
 		wf_repaired "removed ${f#"$WF_CACHE"/}"
 	done
 	[[ -d $WF_REPO/.git ]] || return 0
-	remove_stale_locks "$WF_REPO/.git/packed-refs.lock" \
-		"$WF_REPO/.git/$(base_ref "$(package_version)").lock"
+	remove_stale_locks "$WF_REPO/.git/packed-refs.lock" "$WF_REPO/.git/$1.lock"
 }
 
 init_repo() {
@@ -86,7 +85,7 @@ main() {
 	# Under the lock, the scratch files are a dead run's, with or without
 	# its marker (a signal in the EXIT trap can remove the marker first).
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
-	wf_no_recovery || clean_interrupted_import
+	wf_no_recovery || clean_interrupted_import "$ref"
 	wf_report_repairs last
 	[[ -d $WF_REPO/.git ]] || init_repo
 	# shellcheck disable=SC2310 # repo_git is one git command

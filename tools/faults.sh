@@ -768,7 +768,7 @@ copy_top() {
 }
 
 main() {
-	local seed=${SEED:-1} row rc=0
+	local seed=${SEED:-1} row rc=0 ver
 	local -a rows
 	KILLS=${KILLS:-20} WARM_UP=1 AIM=0
 	while getopts 's:k:na' opt; do
@@ -790,7 +790,8 @@ main() {
 	done
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
-	BASE_REF=$(base_ref "$(package_version)")
+	ver=$(package_version)
+	BASE_REF=$(base_ref "$ver")
 	# One run per cache: a second would remove the first's results and
 	# copy its patches under it.
 	wf_lock faults

@@ -95,7 +95,7 @@ sent_patch_ids() {
 
 main() {
 	local mbox='' yes=0 opt base topic k j trailer st from c i n answer
-	local tmp ids found applied=0 reported=0 parent msg
+	local tmp ids found applied=0 reported=0 parent msg ver
 	while getopts 'm:y' opt; do
 		case $opt in
 		m) mbox=$OPTARG ;;
@@ -109,7 +109,8 @@ main() {
 	[[ -f $mbox && -r $mbox ]] || die "mailbox $mbox not found"
 	parse_branches
 	topic=$TOPIC_NAME
-	base=$(base_ref "$(package_version)")
+	ver=$(package_version)
+	base=$(base_ref "$ver")
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
