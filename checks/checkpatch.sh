@@ -9,7 +9,8 @@
 # (its scripts/checkpatch.pl) as the source.  Prints one line per commit
 # ("pass" or "fail", the commit, its subject, the check's summary), the
 # checkpatch output of each failing one, and the totals.  Exit status: 0
-# every commit passed, 1 one failed, 2 bad input.
+# every commit passed, 1 one failed, 2 bad input, 3 checkpatch could not run
+# (no perl: the commit was not judged).
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
@@ -42,6 +43,10 @@ main() {
 			"$WF_HOME/checks/checkpatch/run" 2>"$TMPD/log") || rc=$?
 		if [[ $rc -eq 0 ]]; then
 			printf 'pass %s %s: %s\n' "${c:0:12}" "$subject" "$summary"
+		elif [[ $rc -ne 1 ]]; then
+			# (the commit was not judged: no pass, no fail)
+			printf '%s: infrastructure error: %s %s: %s\n' "$WF_PROG" "${c:0:12}" "$subject" "$summary" >&2
+			exit 3
 		else
 			printf 'fail %s %s: %s\n' "${c:0:12}" "$subject" "$summary"
 			sed 's/^/    /' "$TMPD/log"

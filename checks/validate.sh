@@ -597,7 +597,12 @@ infra_reason() {
 		return 0
 	fi
 	[[ $RC -eq 1 ]] && return 0
-	echo "the check exited with status $RC, outside the contract (0 pass, 1 fail, 125 skip)"
+	# (the check's own line names the cause, as the contract asks)
+	if [[ -s $out/summary ]]; then
+		head -n 1 "$out/summary" | cut -c1-300
+	else
+		echo "the check exited with status $RC and printed no summary (0 pass, 1 fail, 125 skip, else an infrastructure error)"
+	fi
 }
 
 # check_result RESULT I: RESULT at commit I, from the cache or run now.

@@ -74,11 +74,38 @@ commit_tool() {
 	[ "$status" -eq 3 ]
 	[ "$(cell 1 codespell)" = infra ]
 	grep -qxF "codespell: cannot read the codespell dictionary $BATS_TEST_TMPDIR/none/dictionary.txt" "$(log 1 codespell)"
+	# The table and the report name the cause, not only an exit status.
+	[ "$(reason 1 codespell)" = "codespell: cannot read the codespell dictionary $BATS_TEST_TMPDIR/none/dictionary.txt" ]
+	[[ $output == *"infrastructure error: "*" codespell: codespell: cannot read the codespell dictionary"* ]]
 	# Found where Debian's codespell package puts it, it runs.
 	run_check codespell
 	[ "$status" -eq 0 ]
 	# shellcheck disable=SC2154 # set by run --separate-stderr
 	[[ $stderr == *"dictionary: "*"/dictionary.txt"* ]]
+}
+
+@test "checkpatch: no perl is an infrastructure error, named, never a fail of the commit" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A PATH with everything the runner needs but perl.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	for t in bash git sed awk grep cat head tail cut tr sort mkdir rm mv cp ln ls find xargs \
+		sha256sum date wc stat realpath mktemp flock jq dirname basename env tee df sleep touch chmod uniq; do
+		ln -sf "$(command -v "$t")" "$BATS_TEST_TMPDIR/bin/$t"
+	done
+	PATH=$BATS_TEST_TMPDIR/bin validate -c checkpatch
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$(cell 1 checkpatch)" = infra ]
+	[ "$(reason 1 checkpatch)" = "checkpatch: perl is not installed (run: apt-get install perl)" ]
+	# make checkpatch says so too, and judges no commit.
+	PATH=$BATS_TEST_TMPDIR/bin run "$CHECKS/checkpatch.sh" "$VALIDATE_RANGE"
+	[ "$status" -eq 3 ]
+	[[ $output == *"checkpatch: infrastructure error: "*": checkpatch: perl is not installed (run: apt-get install perl)" ]]
+	[[ $output != *"fail "* ]]
+	# Nothing of it was cached: with perl, it runs and passes.
+	validate -c checkpatch
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 checkpatch)" = pass ]
 }
 
 @test "kernel-doc: a new kernel-doc error fails its commit; one the parent had does not; no C file is a skip" {
