@@ -109,3 +109,26 @@ Signed-off-by: Other <other@mail.example.com>"
 	[ "$status" -eq 0 ]
 	[[ $output == *"preflight: FORCE=1: overriding the identity check: 1 author/Signed-off-by address(es)"* ]]
 }
+
+@test "preflight: the refusals that need no message come before any b4 work" {
+	# A b4 that records each call, then runs the real one.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho "b4 $*" >>"%s"\nexec %s "$@"\n' "$BATS_TEST_TMPDIR/b4-calls" "$(command -v b4)" \
+		>"$BATS_TEST_TMPDIR/bin/b4"
+	chmod +x "$BATS_TEST_TMPDIR/bin/b4"
+	export PATH=$BATS_TEST_TMPDIR/bin:$PATH
+	pass_validation '.commits[2].results.checkpatch.status = "fail"'
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "preflight: error: refusing: validation: 1 of 5 commit(s) lack a passing result, first patch 3/5 (tree $(tree_of 3)) checkpatch: fail (run: make validate)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/b4-calls" ]
+	[ ! -e "$WF_TOP/out/6.1/submit" ]
+	# Green, the whole pre-flight runs on the messages b4 wrote, once.
+	pass_validation
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 0 ]
+	[ -s "$BATS_TEST_TMPDIR/b4-calls" ]
+	[ "$(grep -c 'preflight: ok' <<<"$output")" -eq 1 ]
+	[[ $output == *"preflight: ok: validation, cover letter and identities of v1"* ]]
+}

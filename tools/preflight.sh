@@ -2,7 +2,7 @@
 # The checks a written revision must pass before it is written out or
 # sent (what b4 0.14 calls pre-flight checks; b4 0.12 has none).
 #
-#   tools/preflight.sh [-f] DIR
+#   tools/preflight.sh [-f] [-n] DIR
 #
 # DIR is a revision written by tools/submit.sh: the messages (*.eml), the
 # cover letter as written (cover.txt) and a draft record (record: revision,
@@ -15,7 +15,10 @@
 #   - identity: a patch's author or one of its Signed-off-by lines uses a
 #     reserved example domain (example.com/.net/.org, .example, .test,
 #     .invalid, .localhost): such an address cannot certify the DCO.
-# -f (FORCE=1) reports each failed check as overridden and succeeds.
+# -f (FORCE=1) reports each failed check as overridden and succeeds.  -n:
+# DIR has no messages yet (only its record and cover.txt): the checks
+# that need none, validation and cover, which tools/submit.sh runs
+# before any b4 work.
 # Exit status 1 when a check failed (without -f), 2 on bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -26,7 +29,7 @@ set -euo pipefail
 RESULTS_JSON=${WF_VALIDATE_RESULTS:-$WF_OUT/validate/results.json}
 
 usage() {
-	echo "usage: $0 [-f] DIR" >&2
+	echo "usage: $0 [-f] [-n] DIR" >&2
 	exit 2
 }
 
@@ -130,9 +133,11 @@ bad_input() {
 
 main() {
 	local force=0 dir opt line failed=0 check out
-	while getopts 'f' opt; do
+	local -a checks=(check_validation check_cover check_identities)
+	while getopts 'fn' opt; do
 		case $opt in
 		f) force=1 ;;
+		n) checks=(check_validation check_cover) ;;
 		*) usage ;;
 		esac
 	done
@@ -141,11 +146,11 @@ main() {
 	dir=$1
 	[[ -f $dir/record && -f $dir/cover.txt ]] ||
 		bad_input "$dir is not a revision written by tools/submit.sh (no record or cover.txt)"
-	compgen -G "$dir/*.eml" >/dev/null || bad_input "$dir has no messages (*.eml)"
+	[[ ${#checks[@]} -eq 2 ]] || compgen -G "$dir/*.eml" >/dev/null || bad_input "$dir has no messages (*.eml)"
 	# shellcheck disable=SC2310 # record_field is one pipeline; its output is the answer
 	[[ -n $(record_field "$dir/record" trees) && -n $(record_field "$dir/record" revision) ]] ||
 		bad_input "$dir/record has no revision or trees: write it with tools/submit.sh"
-	for check in check_validation check_cover check_identities; do
+	for check in "${checks[@]}"; do
 		out=$("$check" "$dir")
 		while IFS= read -r line; do
 			[[ -n $line ]] || continue
@@ -158,7 +163,11 @@ main() {
 		done <<<"$out"
 	done
 	if [[ $failed -eq 0 ]]; then
-		info "ok: validation, cover letter and identities of $(record_field "$dir/record" revision | sed 's/^/v/')"
+		if [[ ${#checks[@]} -eq 2 ]]; then
+			info "ok: validation and cover letter of $(record_field "$dir/record" revision | sed 's/^/v/')"
+		else
+			info "ok: validation, cover letter and identities of $(record_field "$dir/record" revision | sed 's/^/v/')"
+		fi
 	elif [[ $force -eq 0 ]]; then
 		return 1
 	fi

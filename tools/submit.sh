@@ -492,6 +492,27 @@ print_table() {
 	done
 }
 
+# early_preflight BASE TOPIC REV COVER: the pre-flight's checks that need
+# no message (validation, the cover letter), on the branch's commits and
+# before any b4 work, so that a refusal comes in seconds, not after a
+# minute of b4.  The whole pre-flight runs again on the written messages.
+early_preflight() {
+	local base=$1 topic=$2 rev=$3 last cover trees dir out rc=0
+	if [[ -z $rev ]]; then
+		last=$(sent_revisions | tail -n 1)
+		rev=$((${last:-0} + 1))
+	fi
+	cover=$(pick_cover "$rev" "$4")
+	trees=$(repo_git log --reverse --format=%T "$base..refs/heads/$topic" | tr '\n' ' ')
+	dir=$(mktemp -d)
+	cp "$cover" "$dir/cover.txt"
+	printf 'revision: %s\ntrees: %s\ncover: %s\n' "$rev" "${trees% }" "${cover#"$WF_TOP"/}" >"$dir/record"
+	out=$("$WF_HOME/tools/preflight.sh" -n "$dir" 2>&1) || rc=$?
+	rm -rf "$dir"
+	# (its "ok" line comes with the whole pre-flight)
+	[[ $rc -eq 0 ]] || { printf '%s\n' "$out" >&2; exit "$rc"; }
+}
+
 main() {
 	local out='' rev='' cover_opt='' base topic sender last='' prev='' cover
 	local tmp n tree trees rd='' rdname='' opt sender_opt=''
@@ -529,6 +550,7 @@ main() {
 	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
 	[[ -z $cover_opt ]] || check_cover "$cover_opt"
+	[[ ${#pf[@]} -gt 0 ]] || early_preflight "$base" "$topic" "$rev" "$cover_opt"
 
 	wf_lock submit
 	wf_run_begin submit
