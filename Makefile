@@ -70,11 +70,11 @@ stress: rebuild $(STRESS_AFTER)
 bench-validate: rebuild
 	@tools/bench-validate.sh
 
-## submit: write the series as mail with b4 into out/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', FORCE=1)
+## submit: write the series as mail with b4 into out/<id>/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', FORCE=1)
 submit: rebuild
 	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(FORCE)),-f)
 
-## send: send out/submit/vN with git send-email to a loopback SMTP server (TO=maintainers|addr, SMTP=host:port, FORCE=1; ARRIVED=yes|no after an interrupted send)
+## send: send out/<id>/submit/vN with git send-email to a loopback SMTP server (TO=maintainers|addr, SMTP=host:port, FORCE=1; ARRIVED=yes|no after an interrupted send)
 send:
 	@tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)")
 

@@ -267,7 +267,7 @@ row_stress_result() {
 	leftovers
 }
 
-# submit: out/submit/vN written again over the previous one, with a stale
+# submit: out/<id>/submit/vN written again over the previous one, with a stale
 # message in it that must go.  The messages without what b4 makes anew
 # each time (Date, the random part of the Message-Ids, X-B4-Tracking, the
 # record's "written").

@@ -8,7 +8,7 @@
 # cover letter as written (cover.txt) and a draft record (record: revision,
 # trees of the commits, ...).  Refuses, one line per failed check, when
 #   - validation: a commit of DIR (by tree id) has a failed or missing
-#     result for a check in the last validation (out/validate/results.json;
+#     result for a check in the last validation (out/<id>/validate/results.json;
 #     WF_VALIDATE_RESULTS names another file);
 #   - cover: the cover letter is the one of the previous sent revision
 #     (cover-letters/sent/vK/cover.txt);

@@ -4,7 +4,7 @@
 #   tools/send.sh [-f] [-r N | -d DIR] -t maintainers|ADDRESS[,ADDRESS...] [-s HOST[:PORT]] [-A yes|no]
 #   tools/send.sh [-f] [-r N | -d DIR] -n
 #
-# DIR is the written revision: -r N is out/submit/vN, the default the
+# DIR is the written revision: -r N is out/<id>/submit/vN, the default the
 # highest one written.  The
 # messages go with git send-email to one SMTP server only: -s (SMTP=), else
 # git config sendemail.smtpServer (and smtpServerPort), and only when that
@@ -44,7 +44,7 @@ usage() {
 	exit 2
 }
 
-# latest_written: the highest out/submit/vN.
+# latest_written: the highest out/<id>/submit/vN.
 latest_written() {
 	find "$WF_OUT/submit" -maxdepth 1 -name 'v*' -type d 2>/dev/null |
 		sed -nE 's#.*/v([0-9]+)$#\1 &#p' | sort -n | tail -n 1 | cut -d' ' -f2-

@@ -26,8 +26,8 @@
 #      is the recorded one, and each recorded revision is the tag
 #      sent/<branch>-vK in the b4 repo, rebuilt from its record when
 #      missing (a fresh cache); "b4 prep --force-revision" sets it;
-#   4. the cover letter is COVER, else cover-letters/vN.txt, else the
-#      highest cover-letters/vK.txt with K < N (first line subject, blank
+#   4. the cover letter is COVER, else cover-letters/<id>/vN.txt, else the
+#      highest cover-letters/<id>/vK.txt with K < N (first line subject, blank
 #      line, body); from v2 on, a "Changes in vN:" section made from the
 #      range-diff is appended unless the file has one;
 #   5. "b4 prep --edit-cover" (with a non-interactive editor), "b4 prep
