@@ -30,7 +30,8 @@ main() {
 	fi
 	[[ -x $WF_REPO/scripts/checkpatch.pl ]] || bad_input "no scripts/checkpatch.pl in $WF_REPO (run: make rebuild)"
 	# shellcheck disable=SC2310 # repo_git is one git command
-	repo_git rev-list -n 1 "$range" >/dev/null 2>&1 || bad_input "bad revision range '$range' in $WF_REPO"
+	c=$(repo_git rev-list -n 1 "$range" 2>/dev/null) || bad_input "bad revision range '$range' in $WF_REPO"
+	[[ -n $c ]] || bad_input "no commits in the range '$range': nothing to check"
 	TMPD=$(mktemp -d)
 	trap 'rm -rf "$TMPD"' EXIT
 	for c in $(repo_git rev-list --reverse "$range"); do

@@ -313,6 +313,10 @@ fake_stages() {
 	run "$CHECKS/checkpatch.sh" fixture-base..no-such-branch
 	[ "$status" -eq 2 ]
 	[ "$output" = "checkpatch: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
+	# No commit is no verdict, never "0 commit(s): 0 pass, 0 fail".
+	run "$CHECKS/checkpatch.sh" fixture-topic..fixture-topic
+	[ "$status" -eq 2 ]
+	[ "$output" = "checkpatch: error: no commits in the range 'fixture-topic..fixture-topic': nothing to check" ]
 }
 
 @test "make validate passes RANGE, CHECKS and V through" {
