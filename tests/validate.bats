@@ -252,6 +252,41 @@ html_matches_json() {
 	[ "$status" -eq 1 ]
 }
 
+@test "validate: a tool's version is in the key: a new version re-runs the check, the same one does not" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A copy of checks/ with a check that declares the version of a tool
+	# the test controls.
+	mkdir "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/fixture-tool" <<'TOOL'
+#!/bin/sh
+echo "fixture-tool $(cat "$(dirname "$0")/version")"
+TOOL
+	chmod +x "$BATS_TEST_TMPDIR/bin/fixture-tool"
+	echo 1.0 >"$BATS_TEST_TMPDIR/bin/version"
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/tool"
+	printf '#!/bin/sh\nfixture-tool --version\n' >"$BATS_TEST_TMPDIR/checks/tool/run"
+	chmod +x "$BATS_TEST_TMPDIR/checks/tool/run"
+	printf 'order 12\nversion fixture-tool --version\n' >"$BATS_TEST_TMPDIR/checks/tool/conf"
+	export PATH=$BATS_TEST_TMPDIR/bin:$PATH WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks
+	validate -c tool
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 1 tool)" = "fixture-tool 1.0" ]
+	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = false ]
+	# The same version: from the cache.
+	validate -c tool
+	[ "$status" -eq 0 ]
+	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = true ]
+	# Another version: run again.
+	echo 2.0 >"$BATS_TEST_TMPDIR/bin/version"
+	validate -c tool
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = false ]
+	[ "$(reason 1 tool)" = "fixture-tool 2.0" ]
+}
+
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]
