@@ -193,6 +193,31 @@ make_series() {
 	grep -q 'local edit' "$WF_REPO/kernel/sysctl.c"
 }
 
+@test "rebuild, export: each refuses while another run holds its lock, and changes nothing" {
+	make_series
+	# What each would change: rebuild, the branch to the two patches
+	# left; export, patches/ to the branch with one more commit.
+	for cmd in rebuild export; do
+		case $cmd in
+		rebuild) rm "$WF_TOP/patches/0003-sysctl-Initialise-three.patch" ;;
+		export) commit_in_repo kernel/new.c 'int newer;\n' "sysctl: Not exported yet" ;;
+		esac
+		cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/patches-$cmd"
+		refs=$(git -C "$WF_REPO" for-each-ref)
+		head=$(git -C "$WF_REPO" rev-parse HEAD)
+		lock=$WF_CACHE/branches/6.1/$cmd.lock
+		hold_lock "$lock"
+		run "$TOOLS/$cmd.sh"
+		release_lock
+		refused_by_lock "$cmd" "$lock"
+		diff -r "$BATS_TEST_TMPDIR/patches-$cmd" "$WF_TOP/patches"
+		[ "$(git -C "$WF_REPO" for-each-ref)" = "$refs" ]
+		[ "$(git -C "$WF_REPO" rev-parse HEAD)" = "$head" ]
+		[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
+		[ ! -e "$WF_CACHE/branches/6.1/$cmd.run" ]
+	done
+}
+
 @test "deps: a missing package is named with the install command" {
 	WF_EXTRA_PACKAGES=no-such-package-sysctl-wf run "$TOOLS/deps.sh" --check
 	[ "$status" -eq 1 ]
