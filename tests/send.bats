@@ -121,3 +121,17 @@ PY
 	[ "$(received Cc | sort -u)" = "" ]
 	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
 }
+
+@test "send: refuses while another send holds its lock, and sends and records nothing" {
+	dir=$WF_TOP/out/6.1/submit/v1
+	cp -r "$dir" "$BATS_TEST_TMPDIR/v1-before"
+	lock=$WF_CACHE/branches/6.1/send.lock
+	hold_lock "$lock"
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	release_lock
+	refused_by_lock send "$lock"
+	[ ! -e "$MBOX" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
+	diff -r "$BATS_TEST_TMPDIR/v1-before" "$dir"
+	[ ! -e "$WF_CACHE/branches/6.1/send.run" ]
+}
