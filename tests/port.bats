@@ -378,3 +378,17 @@ ported_with_resolution() {
 	[[ $output == *"port: error: patches/6.1/0002-sysctl-Initialise-two.patch does not apply on base/6.1.99-1: conflicts in kernel/sysctl.c"* ]]
 	grep -q '^<<<<<<<' "$PORT_TREE/kernel/sysctl.c"
 }
+
+@test "port: refuses while another port holds its lock, and changes nothing" {
+	cp -r "$WF_TOP" "$BATS_TEST_TMPDIR/top-before"
+	lock=$WF_CACHE/port/6.1..6.12/port.lock
+	hold_lock "$lock"
+	cache=$(find "$WF_CACHE" | sort)
+	run "$TOOLS/port.sh" 6.1 6.12
+	release_lock
+	refused_by_lock port "$lock"
+	diff -r "$BATS_TEST_TMPDIR/top-before" "$WF_TOP"
+	# (no port tree, no 6.12 branch, no marker of a run)
+	[ "$(find "$WF_CACHE" | sort)" = "$cache" ]
+	[ ! -e "$PORT_TREE" ]
+}

@@ -132,3 +132,19 @@ Signed-off-by: Other <other@mail.example.com>"
 	[ "$(grep -c 'preflight: ok' <<<"$output")" -eq 1 ]
 	[[ $output == *"preflight: ok: validation, cover letter and identities of v1"* ]]
 }
+
+@test "preflight: a placeholder author refuses, though every Signed-off-by is real" {
+	# submit's round trip stops such a commit before the preflight (its
+	# author has no Signed-off-by), so the written messages are edited
+	# here: make send checks them again.
+	"$TOOLS/submit.sh"
+	p5=$(ls "$WF_TOP"/out/6.1/submit/v1/0005-*.eml)
+	grep -qx 'From: A Developer <dev@fixture.home.arpa>' "$p5"
+	sed -i 's/^From: A Developer <dev@fixture.home.arpa>$/From: Sysctl Compat <sysctl-compat@example.org>/' "$p5"
+	[ -z "$(grep '^Signed-off-by: .*example' "$p5" || true)" ]
+	run "$TOOLS/send.sh" -n
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"preflight: error: refusing: identity: 1 author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first patch 5 '[PATCH 5/5] sysctl: Initialise one': author Sysctl Compat <sysctl-compat@example.org> (take authorship: SENDER='Name <address>', see CONTRIBUTING.md)"* ]]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent/v1" ]
+}

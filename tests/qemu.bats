@@ -9,7 +9,7 @@ setup_file() {
 	use_boot_kernel "the runner tests"
 	FIX=$BATS_FILE_TMPDIR/fixtures
 	mkdir -p "$FIX"
-	for p in hang badtap noplan; do
+	for p in hang badtap noplan panic; do
 		gcc -static -Os -Wall -Wextra -Werror -o "$FIX/$p" "$REPO_ROOT/tests/fixtures/$p.c"
 		"$QEMU_BOOT/mkinitramfs.sh" -n -i "$FIX/$p" -o "$FIX/$p.cpio"
 	done
@@ -28,6 +28,20 @@ setup_file() {
 	run "$QEMU_BOOT/run.sh" -t 60 -a "rdinit=/nothing" -l "$BATS_TEST_TMPDIR/console.log" "$KERNEL"
 	[ "$status" -eq 1 ]
 	[[ $output == *"FAIL: kernel reported: Kernel panic - not syncing"* ]]
+}
+
+@test "runner: a kernel panic after a complete, passing TAP run fails the boot" {
+	log=$BATS_TEST_TMPDIR/console.log
+	run "$QEMU_BOOT/run.sh" -t 60 -i "$FIX/panic.cpio" -l "$log" "$KERNEL"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"FAIL: kernel reported: "*"Kernel panic - not syncing: Attempted to kill init!"* ]]
+	# The panic comes after the plan, and the TAP alone passes.
+	[ "$(grep -n 'Kernel panic' "$log" | head -n 1 | cut -d: -f1)" -gt "$(grep -nx '1\.\.2' "$log" | cut -d: -f1)" ]
+	grep -E '^(TAP version|ok |1\.\.)' "$log" >"$BATS_TEST_TMPDIR/tap.log"
+	run "$QEMU_BOOT/run.sh" -c "$BATS_TEST_TMPDIR/tap.log"
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 2 tests, 0 skipped" ]
 }
 
 @test "runner: a hung guest is killed at the timeout" {
@@ -159,7 +173,7 @@ QEMU
 	[[ $output == *"FAIL: no TAP plan on the console"* ]]
 }
 
-@test "runner: oops, BUG, WARNING and sanitizer reports in the log fail" {
+@test "runner: a panic, oops, BUG, WARNING and sanitizer reports in the log fail" {
 	good=$BATS_TEST_TMPDIR/good.log
 	printf 'TAP version 13\r\nok 1 - a\r\nok 2 - b # SKIP x\r\n1..2\r\n' >"$good"
 	run "$QEMU_BOOT/run.sh" -c "$good"
@@ -176,6 +190,11 @@ QEMU
 		[ "$status" -eq 1 ]
 		[[ $output == "FAIL: kernel reported: [    1.234] $report" ]]
 	done
+	# After the plan too: a panic once the TAP run is complete.
+	{ cat "$good"; echo "[    1.234] Kernel panic - not syncing: Fatal exception"; } >"$BATS_TEST_TMPDIR/bad.log"
+	run "$QEMU_BOOT/run.sh" -c "$BATS_TEST_TMPDIR/bad.log"
+	[ "$status" -eq 1 ]
+	[ "$output" = "FAIL: kernel reported: [    1.234] Kernel panic - not syncing: Fatal exception" ]
 	printf 'ok 1 - a\n1..3\n' >"$BATS_TEST_TMPDIR/short.log"
 	run "$QEMU_BOOT/run.sh" -c "$BATS_TEST_TMPDIR/short.log"
 	[ "$status" -eq 1 ]

@@ -121,3 +121,50 @@ PY
 	[ "$(received Cc | sort -u)" = "" ]
 	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
 }
+
+@test "send: refuses while another send holds its lock, and sends and records nothing" {
+	dir=$WF_TOP/out/6.1/submit/v1
+	cp -r "$dir" "$BATS_TEST_TMPDIR/v1-before"
+	lock=$WF_CACHE/branches/6.1/send.lock
+	hold_lock "$lock"
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	release_lock
+	refused_by_lock send "$lock"
+	[ ! -e "$MBOX" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
+	diff -r "$BATS_TEST_TMPDIR/v1-before" "$dir"
+	[ ! -e "$WF_CACHE/branches/6.1/send.run" ]
+}
+
+@test "send: a server that dies part-way fails the send in one line; the re-run sends only the rest" {
+	dir=$WF_TOP/out/6.1/submit/v1
+	# A server that exits after its third message.
+	kill "$SMTP_PID"
+	wait "$SMTP_PID" || true
+	rm "$BATS_TEST_TMPDIR/port"
+	SMTP_FIXTURE_EXIT_AFTER=3 start_smtp
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	mapfile -t files < <(find "$dir" -maxdepth 1 -name '*.eml' -printf '%f\n' | LC_ALL=C sort)
+	[ "${#files[@]}" -eq 7 ]
+	[[ ${lines[-1]} == "send: error: git send-email of ${files[3]} to 127.0.0.1:$SMTP_PORT failed after 3 of 7 message(s): "*" (log: $dir/send.log)" ]]
+	# The server got the first three; the revision says which went.
+	diff <(for f in "${files[@]:0:3}"; do sed -n 's/^Message-Id: //Ip' "$dir/$f"; done) <(received Message-Id)
+	[ "$(grep '^sent: ' "$dir/sending")" = "$(printf 'sent: %s\n' "${files[@]:0:3}")" ]
+	[ "$(grep '^sending: ' "$dir/sending" | tail -n 1)" = "sending: ${files[3]}" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
+	# The server back (on another port): the rest, and v1 recorded.
+	wait "$SMTP_PID" || true
+	mv "$MBOX" "$BATS_TEST_TMPDIR/first.mbox"
+	rm "$BATS_TEST_TMPDIR/port"
+	start_smtp
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"v1 was half-sent: 3 message(s) sent already, ${files[3]} did not arrive; sending the rest"* ]]
+	[[ $output == *"send: sent 4 message(s) of out/6.1/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
+	diff <(for f in "${files[@]:3}"; do sed -n 's/^Message-Id: //Ip' "$dir/$f"; done) <(received Message-Id)
+	[ -f "$WF_TOP/cover-letters/6.1/sent/v1/record" ]
+	[ ! -e "$dir/sending" ]
+}

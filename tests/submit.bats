@@ -177,3 +177,14 @@ use_checkout() {
 	[[ $output == *"[PATCH 6.1 5/5] sysctl: Initialise one"* ]]
 	grep -qx 'Subject: \[PATCH 6.1 2/5\] .*' "$WF_TOP"/out/6.1/submit/v1/0002-*.eml
 }
+
+@test "submit: refuses while another submit holds its lock, and writes nothing" {
+	lock=$WF_CACHE/branches/6.1/submit.lock
+	hold_lock "$lock"
+	run "$TOOLS/submit.sh"
+	release_lock
+	refused_by_lock submit "$lock"
+	[ ! -e "$WF_TOP/out/6.1/submit" ]
+	[ -z "$(find "$WF_CACHE" -name b4)" ]
+	[ ! -e "$WF_CACHE/branches/6.1/submit.run" ]
+}

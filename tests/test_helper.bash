@@ -112,6 +112,40 @@ kernel_file() {
 	cp "$dir/$path" "$dest"
 }
 
+# hold_lock FILE: a process of the test's own holds flock FILE, as a
+# running command holds its lock (wf_lock); LOCK_HOLDER is its pid, for
+# release_lock.
+hold_lock() {
+	mkdir -p "$(dirname "$1")"
+	(
+		exec 9>>"$1"
+		flock 9
+		exec sleep 60
+	) 3>&- &
+	LOCK_HOLDER=$!
+	for _ in $(seq 50); do
+		flock -n "$1" true || return 0
+		sleep 0.1
+	done
+	echo "hold_lock: $1 was not taken" >&2
+	return 1
+}
+
+# release_lock: end the process of hold_lock.
+release_lock() {
+	kill "$LOCK_HOLDER"
+	wait "$LOCK_HOLDER" || true
+}
+
+# refused_by_lock NAME LOCK: the command that ran (bats run) stopped at
+# once, with wf_lock's one line, because LOCK was held.
+# shellcheck disable=SC2154 # output and status: set by bats' run
+refused_by_lock() {
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "$1: error: another $1 is running on $(dirname "$2") (lock: $2)" ]
+}
+
 # --- submit, trees, other-base and bisect tests ---------------------------
 
 SUBMIT_FIXTURES=$REPO_ROOT/tests/fixtures/submit

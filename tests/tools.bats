@@ -190,6 +190,93 @@ branch_state() {
 	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches"
 }
 
+@test "export: the same bytes under a hostile git configuration, in a packed repository" {
+	# The reference: a configuration of nobody's.
+	export GIT_CONFIG_GLOBAL=$BATS_TEST_TMPDIR/gitconfig-clean GIT_CONFIG_NOSYSTEM=1
+	: >"$GIT_CONFIG_GLOBAL"
+	make_series
+	# A rename, blank context lines, two files, a non-ASCII message.
+	git -C "$WF_REPO" mv kernel/new.c kernel/newer.c
+	dev_git commit -q -s -m "sysctl: Rename new.c" -m "Why."
+	printf 'a\n\nb\n\nc\n{\n}\nx\n{\n}\ny\n' >"$WF_REPO/kernel/blank.c"
+	printf 'zz\n' >"$WF_REPO/kernel/a.c"
+	git -C "$WF_REPO" add -f kernel/blank.c kernel/a.c
+	dev_git commit -q -s -m "sysctl: Add blank.c" -m "Why."
+	printf 'a\n\nB\n\nc\n{\n}\nq\n{\n}\nx\n{\n}\ny\n' >"$WF_REPO/kernel/blank.c"
+	printf 'yy\n' >"$WF_REPO/kernel/a.c"
+	git -C "$WF_REPO" add -f kernel/blank.c kernel/a.c
+	dev_git commit -q -s -m "sysctl: Edit blank.c for the café" -m "Naïve."
+	# Edits that git's diff algorithms and its indent heuristic each show
+	# another way; two hunks 8 lines apart; a non-ASCII file name.
+	printf '%s\n' $'\tif (a) {' 'int f(void)' '{' 'int g(void)' $'\tx();' 'int g(void)' '}' $'\tx();' '' \
+		'int g(void)' '}' $'\t}' >"$WF_REPO/kernel/algorithm.c"
+	printf '%s\n' $'\tx();' $'\t}' $'\tx();' $'\t}' 'int f(void)' '{' 'int g(void)' 'int f(void)' '{' \
+		>"$WF_REPO/kernel/heuristic.c"
+	seq 20 >"$WF_REPO/kernel/hunks.c"
+	git -C "$WF_REPO" add -f kernel/algorithm.c kernel/heuristic.c kernel/hunks.c
+	dev_git commit -q -s -m "sysctl: Add three files" -m "Why."
+	printf '%s\n' $'\tif (a) {' 'int f(void)' '{' 'int g(void)' $'\tx();' 'int g(void)' '}' $'\tx();' $'\t}' \
+		'int g(void)' '' '' '' 'int f(void)' 'int g(void)' 'int g(void)' '}' $'\t}' >"$WF_REPO/kernel/algorithm.c"
+	printf '%s\n' $'\tx();' $'\t}' $'\tx();' $'\t}' 'int f(void)' '{' 'int g(void)' 'int f(void)' $'\tx();' \
+		$'\tif (a) {' 'int f(void)' '{' '{' 'int f(void)' >"$WF_REPO/kernel/heuristic.c"
+	sed -i 's/^3$/three/; s/^12$/twelve/' "$WF_REPO/kernel/hunks.c"
+	echo 'À la carte.' >"$WF_REPO/kernel/carte-à-jouer.txt"
+	git -C "$WF_REPO" add -f kernel/algorithm.c kernel/heuristic.c kernel/hunks.c kernel/carte-à-jouer.txt
+	dev_git commit -q -s -m "sysctl: Edit the three files" -m "Why."
+	"$TOOLS/export.sh"
+	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/clean"
+	# Every object in a pack, and a user who configured format-patch and
+	# diff every way that changes their output.
+	git -C "$WF_REPO" repack -adq
+	[ -z "$(find "$WF_REPO/.git/objects" -path '*/objects/[0-9a-f][0-9a-f]/*' -type f)" ]
+	printf 'kernel/sysctl.c\nkernel/blank.c\n' >"$BATS_TEST_TMPDIR/orderfile"
+	printf '*.c -diff\n' >"$BATS_TEST_TMPDIR/attributes"
+	export GIT_CONFIG_GLOBAL=$BATS_TEST_TMPDIR/gitconfig-hostile
+	while read -r key value; do
+		git config --global --add "$key" "$value"
+	done <<CONFIG
+core.abbrev 12
+core.quotePath false
+core.attributesFile $BATS_TEST_TMPDIR/attributes
+diff.noprefix true
+diff.mnemonicPrefix true
+diff.context 5
+diff.interHunkContext 10
+diff.suppressBlankEmpty true
+diff.orderFile $BATS_TEST_TMPDIR/orderfile
+diff.renames false
+diff.algorithm patience
+diff.indentHeuristic false
+diff.relative true
+format.signOff true
+format.coverLetter true
+format.numbered false
+format.subjectPrefix HOSTILE
+format.suffix .diff
+format.headers X-Hostile: yes
+format.to hostile@fixture.home.arpa
+format.cc hostile@fixture.home.arpa
+format.from Hostile <hostile@fixture.home.arpa>
+format.forceInBodyFrom true
+format.attach true
+format.filenameMaxLength 20
+format.encodeEmailHeaders false
+format.signature hostile
+format.thread deep
+format.useAutoBase true
+format.notes true
+i18n.logOutputEncoding ISO-8859-1
+user.name Hostile
+user.email hostile@fixture.home.arpa
+CONFIG
+	git -C "$WF_REPO" notes add -m "A hostile note." HEAD
+	run "$TOOLS/export.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"wrote 8 patch(es) to patches/ (0 file(s) changed)"* ]]
+	diff -r "$BATS_TEST_TMPDIR/clean" "$WF_TOP/patches"
+}
+
 @test "export: an amended commit message is written back" {
 	make_series
 	git -C "$WF_REPO" -c user.name=B -c user.email=b@example.org \
@@ -242,6 +329,31 @@ branch_state() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"has uncommitted changes"* ]]
 	grep -q 'local edit' "$WF_REPO/kernel/sysctl.c"
+}
+
+@test "rebuild, export: each refuses while another run holds its lock, and changes nothing" {
+	make_series
+	# What each would change: rebuild, the branch to the two patches
+	# left; export, patches/ to the branch with one more commit.
+	for cmd in rebuild export; do
+		case $cmd in
+		rebuild) rm "$WF_TOP/patches/0003-sysctl-Initialise-three.patch" ;;
+		export) commit_in_repo kernel/new.c 'int newer;\n' "sysctl: Not exported yet" ;;
+		esac
+		cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/patches-$cmd"
+		refs=$(git -C "$WF_REPO" for-each-ref)
+		head=$(git -C "$WF_REPO" rev-parse HEAD)
+		lock=$WF_CACHE/branches/6.1/$cmd.lock
+		hold_lock "$lock"
+		run "$TOOLS/$cmd.sh"
+		release_lock
+		refused_by_lock "$cmd" "$lock"
+		diff -r "$BATS_TEST_TMPDIR/patches-$cmd" "$WF_TOP/patches"
+		[ "$(git -C "$WF_REPO" for-each-ref)" = "$refs" ]
+		[ "$(git -C "$WF_REPO" rev-parse HEAD)" = "$head" ]
+		[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
+		[ ! -e "$WF_CACHE/branches/6.1/$cmd.run" ]
+	done
 }
 
 @test "deps: a missing package is named with the install command" {

@@ -219,6 +219,74 @@ html_matches_json() {
 	[ "$(jq -c '[.commits[].results.off.cached]' "$OUT/results.json")" = '[true,false,false]' ]
 }
 
+@test "validate: the key has the parent's tree: reordered commits with the same tip are checked again" {
+	# X documents a function with a wrong @param (a kernel-doc finding
+	# new against its parent); Y changes a plain comment of the same file.
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/**\n * names_left() - The names not translated.\n * @kind: which names.\n *\n * Return: how many there are.\n */\nint names_left(int foo)\n{\n\treturn foo;\n}\n\nint probed(void)|' \
+		"sysctl: Count the names left"
+	x=$(git -C "$WF_REPO" rev-parse HEAD)
+	validate_commit_edit kernel/names.c 's|^/\* The names the fixture "translates". \*/$|/* The names the fixture translates. */|' \
+		"sysctl: Reword a comment"
+	y=$(git -C "$WF_REPO" rev-parse HEAD)
+	validate -c kernel-doc
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 kernel-doc)" = fail ]
+	first=$(reason 1 kernel-doc)
+	[ "$first" = "kernel-doc: 2 new message(s) in 1 file(s): kernel/names.c: warning: Excess function parameter 'kind' description in 'names_left'" ]
+	# Y's parent has X's finding: not new.
+	[ "$(cell 2 kernel-doc)" = pass ]
+	# Y then X: the same tip tree, so X's tree is the one Y had, with
+	# another parent, which does not have X's finding.
+	tip=$(git -C "$WF_REPO" rev-parse 'HEAD^{tree}')
+	git -C "$WF_REPO" reset -q --hard fixture-base
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org cherry-pick "$y" "$x" >/dev/null
+	[ "$(git -C "$WF_REPO" rev-parse 'HEAD^{tree}')" = "$tip" ]
+	[ "$(git -C "$WF_REPO" log -1 --format=%s)" = "sysctl: Count the names left" ]
+	validate -c kernel-doc
+	echo "$output"
+	[ "$(cell 1 kernel-doc)" = pass ]
+	[ "$(cell 2 kernel-doc)" = fail ]
+	[ "$(jq '.commits[1].results["kernel-doc"].cached' "$OUT/results.json")" = false ]
+	[ "$(reason 2 kernel-doc)" = "$first" ]
+	[ "$status" -eq 1 ]
+}
+
+@test "validate: a tool's version is in the key: a new version re-runs the check, the same one does not" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A copy of checks/ with a check that declares the version of a tool
+	# the test controls.
+	mkdir "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/fixture-tool" <<'TOOL'
+#!/bin/sh
+echo "fixture-tool $(cat "$(dirname "$0")/version")"
+TOOL
+	chmod +x "$BATS_TEST_TMPDIR/bin/fixture-tool"
+	echo 1.0 >"$BATS_TEST_TMPDIR/bin/version"
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/tool"
+	printf '#!/bin/sh\nfixture-tool --version\n' >"$BATS_TEST_TMPDIR/checks/tool/run"
+	chmod +x "$BATS_TEST_TMPDIR/checks/tool/run"
+	printf 'order 12\nversion fixture-tool --version\n' >"$BATS_TEST_TMPDIR/checks/tool/conf"
+	export PATH=$BATS_TEST_TMPDIR/bin:$PATH WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks
+	validate -c tool
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 1 tool)" = "fixture-tool 1.0" ]
+	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = false ]
+	# The same version: from the cache.
+	validate -c tool
+	[ "$status" -eq 0 ]
+	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = true ]
+	# Another version: run again.
+	echo 2.0 >"$BATS_TEST_TMPDIR/bin/version"
+	validate -c tool
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = false ]
+	[ "$(reason 1 tool)" = "fixture-tool 2.0" ]
+}
+
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]

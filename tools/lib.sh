@@ -193,16 +193,26 @@ wf_committer_env() {
 
 # wf_format_patch REPO RANGE DIR [OPTION...]: RANGE of REPO as patch files
 # in DIR, the same bytes whatever the commit ids, the git version, the
-# user's configuration of format-patch or how many objects the repo holds
-# in packs (git's automatic abbreviation of the "index" lines grows with
-# that count: 7 digits in a fresh cache, 9 once packed); export and port
-# write patches with it.
+# user's configuration of format-patch and diff (each setting that
+# changes their output is set to git's default here; tests/tools.bats
+# sets them all the other way, but srcPrefix, dstPrefix and
+# format.noprefix, which this git does not have) or how many objects the
+# repo holds in packs (git's automatic abbreviation of the "index" lines
+# grows with that count: 7 digits in a fresh cache, 9 once packed);
+# export and port write patches with it.
 wf_format_patch() {
 	local repo=$1 range=$2 dir=$3
 	shift 3
-	git -C "$repo" -c core.abbrev=7 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
-		-c format.signOff=false -c format.coverLetter=false \
-		format-patch -q --zero-commit --no-signature --no-thread -o "$dir" "$@" "$range"
+	git -C "$repo" -c core.abbrev=7 -c core.quotePath=true -c core.attributesFile=/dev/null \
+		-c diff.noprefix=false -c diff.mnemonicPrefix=false -c diff.srcPrefix=a/ -c diff.dstPrefix=b/ \
+		-c diff.context=3 -c diff.interHunkContext=0 -c diff.suppressBlankEmpty=false \
+		-c diff.renames=true -c diff.indentHeuristic=true \
+		-c format.signOff=false -c format.coverLetter=false -c format.numbered=auto \
+		-c format.subjectPrefix=PATCH -c format.suffix=.patch -c format.filenameMaxLength=64 \
+		-c format.encodeEmailHeaders=true -c format.useAutoBase=false -c format.noprefix=false \
+		-c i18n.logOutputEncoding=UTF-8 \
+		format-patch -q --zero-commit --no-signature --no-thread --no-notes --no-attach --no-from \
+		--no-to --no-cc --no-add-header --diff-algorithm=myers -O/dev/null -o "$dir" "$@" "$range"
 }
 
 # lines_of ARRAY COMMAND [ARG...]: ARRAY becomes the lines COMMAND prints.
