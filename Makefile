@@ -58,9 +58,9 @@ build:
 boot:
 	@checks/boot.sh
 
-## validate: rebuild, then every check of checks/ on every commit, cached (CHECKS=a,b RANGE=a..b V=1)
+## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1)
 validate: rebuild
-	@WF_VERBOSE=$(V) checks/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
+	@WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) checks/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
 
 ## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=, PROGRAMS=fuzz,threads only those)
 stress: rebuild $(STRESS_AFTER)

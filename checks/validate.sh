@@ -42,9 +42,15 @@ MATRIX=$CHECKS_DIR/configs/matrix.txt
 TREE=$WF_CACHE/validate-tree
 RESULTS=$WF_CACHE/validate/results
 BUILDROOT=$WF_CACHE/validate/build
-SCHEMA=2
+SCHEMA=3
 EVERY=${WF_PROGRESS_INTERVAL:-15}
 BEAT_PID=''
+# FAIL_FAST (make FAIL_FAST=1): stop at the first failing result.
+FAIL_FAST=${WF_FAIL_FAST:-0}
+# The reports are written again while the run goes on, at most this often.
+STREAM_EVERY=${WF_REPORT_INTERVAL:-5}
+# Where the reports go (empty: -k, no report); running, done or stopped.
+OUTDIR='' RUN_STATE='' UNPUBLISHED=''
 # goto_commit's: the tree is at HEAD's files; the disk was full.
 TREE_SYNCED='' CHECKOUT_FULL=''
 
@@ -291,6 +297,47 @@ select_results() {
 		done
 	done
 	[[ ${#RUN_ORDER[@]} -eq ${#ENABLED[@]} ]] || bad_input "the checks' needs form a cycle"
+}
+
+# stage_list: "1: a b; 2: c; 3: d e", the results of each stage.
+stage_list() {
+	local stage r line out=''
+	for stage in 1 2 3; do
+		line=''
+		for r in "${RUN_ORDER[@]}"; do
+			[[ ${STAGE[$r]} -ne $stage ]] || line+=" $r"
+		done
+		[[ -z $line ]] || out+="$stage:$line; "
+	done
+	printf '%s\n' "${out%; }"
+}
+
+# assign_stages: STAGE[result], when it runs.  check_all runs the stages
+# one after the other, each over every commit, so that the cheap
+# verdicts come first: 1, the checks of the source alone (no build
+# directory, no config, nothing needed: checkpatch, codespell,
+# kernel-doc), minutes for the whole range; 2, the build in the boot
+# config (the matrix's first) and what needs it with no build directory
+# of its own (the QEMU boot): what git bisect needs; 3, the rest (the
+# other configs, W=1, sparse, clang, the guests).  A result never runs in
+# a stage before the one of the result it needs.  The keys do not
+# depend on the stages.
+assign_stages() {
+	local r c dep
+	declare -gA STAGE=()
+	for r in "${RUN_ORDER[@]}"; do
+		c=${R_CHECK[$r]}
+		dep=$(needs "$r")
+		if [[ -z $dep && -z ${C_build_dir[$c]:-} && -z ${R_CONFIG[$r]} ]]; then
+			STAGE[$r]=1
+		elif [[ -n ${C_per_config[$c]:-} && ${R_CONFIG[$r]} == "${PER_COMMIT[0]}" ]] ||
+			[[ -n $dep && -z ${C_build_dir[$c]:-} && ${STAGE[$dep]} -eq 2 ]]; then
+			STAGE[$r]=2
+		else
+			STAGE[$r]=3
+		fi
+		[[ -z $dep || ${STAGE[$dep]} -le ${STAGE[$r]} ]] || STAGE[$r]=${STAGE[$dep]}
+	done
 }
 
 # static_keys: R_STATIC[result], the part of its key that does not
@@ -625,6 +672,7 @@ check_result() {
 		# (-k: the cache alone)
 		exit 1
 	else
+		before_step "$r"
 		prepare_build "$r" "$i"
 		progress "$i" "$r" "${R_CHECK[$r]}$([[ $i -ne 0 ]] || echo ' (the base: the first comparison)')"
 		tmp=$(new_result)
@@ -690,10 +738,55 @@ set_cell() {
 
 # ---------------------------------------------------------------- report
 
+# cell_of I RESULT: CELL_ST, RESULT's status at commit I (pass, fail,
+# skip, infra, or pending: selected and not known yet, in a run in
+# progress or one FAIL_FAST stopped), and CELL_REASON (the check's
+# summary, or why there is none).  (No subshell: the writers call it
+# for every cell, while the run goes on too.)
+cell_of() {
+	if [[ -n ${STATUS[$1,$2]:-} ]]; then
+		CELL_ST=${STATUS[$1,$2]} CELL_REASON=${SUMMARY[$1,$2]}
+	elif [[ -z ${ENABLED[$2]:-} ]]; then
+		CELL_ST=skip CELL_REASON='not selected'
+	elif [[ $RUN_STATE == stopped ]]; then
+		CELL_ST=pending CELL_REASON='not run: FAIL_FAST stopped the run at the first failure'
+	elif [[ $RUN_STATE == "done" ]]; then
+		CELL_ST=skip CELL_REASON='not run'
+	else
+		CELL_ST=pending CELL_REASON='not run yet'
+	fi
+}
+
+# run_state_line: for a run that is not done, what the reports are.
+run_state_line() {
+	local i r known=0 all=0 n=$((${#COMMITS[@]} - 1))
+	[[ $RUN_STATE != "done" ]] || return 0
+	for ((i = 1; i <= n; i++)); do
+		for r in "${RUN_ORDER[@]}"; do
+			all=$((all + 1))
+			[[ -z ${STATUS[$i,$r]:-} ]] || known=$((known + 1))
+		done
+	done
+	if [[ $RUN_STATE == stopped ]]; then
+		printf 'stopped by FAIL_FAST at the first failing result (%d of %d results known; ... never ran): %s\n' \
+			"$known" "$all" "$STOPPED_AT"
+	else
+		printf 'in progress: %d of %d results known (%s elapsed); ... is a result still to come\n' "$known" "$all" \
+			"$(vl_elapsed $((SECONDS - START)))"
+	fi
+}
+
 # cell_text I RESULT: the status word, with "*" when cached; "-" for a
-# tip-only check below the tip (no result: nothing was skipped).
+# tip-only check below the tip (no result: nothing was skipped); "..."
+# for a result still to come.
 cell_text() {
-	local st=${STATUS[$1,$2]:-skip} mark=''
+	local st mark=''
+	cell_of "$1" "$2"
+	st=$CELL_ST
+	if [[ $st == pending ]]; then
+		printf '...'
+		return
+	fi
 	if [[ -n ${TIP_ONLY[$1,$2]:-} ]]; then
 		printf -- '-'
 		return
@@ -742,6 +835,7 @@ write_report() {
 	local -a block=()
 	declare -A width=()
 	printf 'validate: %d commit(s) on %s (%s)\n' "$n" "${COMMITS[0]:0:12}" "$RANGE"
+	run_state_line
 	for r in "${RESULT_NAMES[@]}"; do
 		w=${#r}
 		[[ $w -ge 6 ]] || w=6
@@ -790,25 +884,29 @@ write_json() {
 		for ((i = 1; i <= n; i++)); do
 			subject=${SUBJECTS[$i]//[$sep]/}
 			for r in "${RESULT_NAMES[@]}"; do
-				reason=${SUMMARY[$i,$r]:-not selected}
+				cell_of "$i" "$r"
+				reason=$CELL_REASON
 				printf '%s\x1f' "$i" "${COMMITS[$i]}" "${TREES[$i]}" "$subject" "$r" \
-					"${STATUS[$i,$r]:-skip}" "${CACHED[$i,$r]:-0}" "${reason//[$sep]/}" "${LOG[$i,$r]:-}"
+					"$CELL_ST" "${CACHED[$i,$r]:-0}" "${reason//[$sep]/}" "${LOG[$i,$r]:-}"
 				printf '\x1e'
 			done
 		done
 		[[ $n -ge 1 ]] || printf '\x1e'
 	} | jq -R -s --argjson schema "$SCHEMA" --arg range "$RANGE" --arg base "${COMMITS[0]}" \
+		--arg state "$RUN_STATE" --arg stopped "$STOPPED_AT" \
 		--argjson checks "$(printf '%s\n' "${RESULT_NAMES[@]}" | jq -R . | jq -s .)" \
 		'split("\u001e") | map(select(length > 0) | split("\u001f") |
 		   {index: (.[0] | tonumber), commit: .[1], tree: .[2], subject: .[3], check: .[4],
 		    status: .[5], cached: (.[6] == "1"), reason: .[7],
 		    log: .[8]}) |
-		 {schema: $schema, range: $range, base: $base, checks: $checks,
+		 {schema: $schema, state: $state, range: $range, base: $base, checks: $checks,
 		  commits: (group_by(.index) | map({index: .[0].index, commit: .[0].commit, tree: .[0].tree,
 		            subject: .[0].subject,
 		            results: (map({key: .check, value: {status, cached, reason, log}}) | from_entries)})),
 		  failed: (map(select(.status == "fail")) | length),
-		  infra: (map(select(.status == "infra")) | length)}'
+		  infra: (map(select(.status == "infra")) | length),
+		  pending: (map(select(.status == "pending")) | length)} |
+		 if $stopped != "" then .stopped_at = $stopped else . end'
 }
 
 # write_html: the same grid as a static page: one coloured cell per
@@ -824,10 +922,11 @@ body { font-family: sans-serif; } table { border-collapse: collapse; }
 th, td { border: 1px solid #999; padding: 2px 6px; font-size: 90%; }
 td.pass { background: #9e9; } td.fail { background: #f77; }
 td.skip { background: #ddd; } td.infra { background: #fb5; }
-td.none { color: #999; text-align: center; }
+td.none { color: #999; text-align: center; } td.pending { background: #fff; color: #999; }
 td a { color: black; }
 </style></head><body>
 <h1>validate: $n commit(s) on <code>${COMMITS[0]:0:12}</code></h1>
+$([[ $RUN_STATE == "done" ]] || printf '<p><strong>%s</strong></p>' "$(vl_html "$(run_state_line)")")
 <p>$(vl_html "$RANGE"): $(count fail) failed, $(count infra) infrastructure error(s);
 a * marks a result from the cache; a cell links its log, its title is the check's summary;
 - is no result (a check run at the tip only).</p>
@@ -837,14 +936,15 @@ EOF
 	for ((i = 1; i <= n; i++)); do
 		printf '<tr><td>%s</td><td><code>%s</code></td><td>%s</td>' "$i" "${COMMITS[$i]:0:12}" "$(vl_html "${SUBJECTS[$i]}")"
 		for r in "${RESULT_NAMES[@]}"; do
-			st=${STATUS[$i,$r]:-skip}
+			cell_of "$i" "$r"
+			st=$CELL_ST
 			[[ -z ${TIP_ONLY[$i,$r]:-} ]] || st=none
 			text=$(cell_text "$i" "$r")
 			if [[ -n ${LOG[$i,$r]:-} ]]; then
 				printf '<td class="%s" title="%s"><a href="file://%s">%s</a></td>' "$st" \
 					"$(vl_html "${SUMMARY[$i,$r]}")" "$(vl_html "${LOG[$i,$r]}")" "$text"
 			else
-				printf '<td class="%s" title="%s">%s</td>' "$st" "$(vl_html "${SUMMARY[$i,$r]:-not selected}")" "$text"
+				printf '<td class="%s" title="%s">%s</td>' "$st" "$(vl_html "$CELL_REASON")" "$text"
 			fi
 		done
 		printf '</tr>\n'
@@ -892,32 +992,84 @@ on_signal() {
 	kill -s "$1" $$
 }
 
-# check_all: every selected result with a baseline at the base, then
-# every one at each commit (a tip-only check at the last commit only; its
-# cells below read "-"), from the cache or run now; the cells, keys and
-# base notes start empty.
+# check_all: stage by stage (assign_stages), every selected result of
+# the stage with a baseline at the base, then every one at each commit (a
+# tip-only check at the last commit only; its cells below read "-"),
+# from the cache or run now; the cells, keys and base notes start empty.
+# Each result is said as soon as it is known (result_known); with
+# FAIL_FAST, the first that fails ends the walk (STOPPED_AT).
 check_all() {
-	local i r n=$((${#COMMITS[@]} - 1))
+	local i r n=$((${#COMMITS[@]} - 1)) stage
 	declare -gA STATUS=() CACHED=() SUMMARY=() LOG=() KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=() TIP_ONLY=()
-	BASE_NOTES=()
-	for r in "${RUN_ORDER[@]}"; do
-		# shellcheck disable=SC2310 # its status is its answer
-		flag "$r" baseline || continue
-		check_result "$r" 0
-		[[ ${STATUS[0,$r]} == pass ]] ||
-			BASE_NOTES+=("$r at the base: ${STATUS[0,$r]}: ${SUMMARY[0,$r]}${LOG[0,$r]:+ (log: ${LOG[0,$r]})}")
-	done
-	for ((i = 1; i <= n; i++)); do
+	BASE_NOTES=() STOPPED_AT=''
+	for stage in 1 2 3; do
 		for r in "${RUN_ORDER[@]}"; do
+			[[ ${STAGE[$r]} -eq $stage ]] || continue
 			# shellcheck disable=SC2310 # its status is its answer
-			if [[ $i -lt $n ]] && flag "$r" tip; then
-				set_cell "$i" "$r" skip 0 "not run: at the tip only" ''
-				TIP_ONLY[$i,$r]=1
-				continue
-			fi
-			check_result "$r" "$i"
+			flag "$r" baseline || continue
+			check_result "$r" 0
+			[[ ${STATUS[0,$r]} == pass ]] ||
+				BASE_NOTES+=("$r at the base: ${STATUS[0,$r]}: ${SUMMARY[0,$r]}${LOG[0,$r]:+ (log: ${LOG[0,$r]})}")
+		done
+		for ((i = 1; i <= n; i++)); do
+			for r in "${RUN_ORDER[@]}"; do
+				[[ ${STAGE[$r]} -eq $stage ]] || continue
+				# shellcheck disable=SC2310 # its status is its answer
+				if [[ $i -lt $n ]] && flag "$r" tip; then
+					set_cell "$i" "$r" skip 0 "not run: at the tip only" ''
+					TIP_ONLY[$i,$r]=1
+					continue
+				fi
+				check_result "$r" "$i"
+				result_known "$i" "$r"
+				[[ -z $STOPPED_AT ]] || return 0
+			done
 		done
 	done
+}
+
+# result_known I RESULT: RESULT at commit I is known.  Run now, it is
+# said in one line and the reports are written again (stream_report);
+# with FAIL_FAST, a failure or an infrastructure error stops the run.
+result_known() {
+	local i=$1 r=$2 st=${STATUS[$1,$2]}
+	[[ -z $LOOKUP ]] || return 0
+	UNPUBLISHED=1
+	if [[ ${CACHED[$i,$r]} -eq 0 ]]; then
+		printf '%s: [%7s] %s %-10s %s: %s\n' "$WF_PROG" "$(label "$i")" "${COMMITS[$i]:0:12}" "$r" \
+			"$st" "${SUMMARY[$i,$r]:0:100}" >&2
+	fi
+	if [[ $FAIL_FAST == 1 && ($st == fail || $st == infra) ]]; then
+		STOPPED_AT="$(label "$i") ${COMMITS[$i]:0:12} ${SUBJECTS[$i]} [$r]: $st: ${SUMMARY[$i,$r]}"
+		return 0
+	fi
+	[[ ${CACHED[$i,$r]} -eq 1 ]] || stream_report
+}
+
+# stream_report [now]: while the run goes on, the reports as they stand
+# (RUN_STATE running: the results still to come are pending), when a
+# result is known that they do not have, at most every STREAM_EVERY
+# seconds unless "now".  A run whose results all come from the cache
+# writes its reports once, at the end.
+stream_report() {
+	[[ -n $OUTDIR && -n $UNPUBLISHED ]] || return 0
+	[[ ${1:-} == now || $((SECONDS - STREAMED)) -ge $STREAM_EVERY ]] || return 0
+	STREAMED=$SECONDS
+	publish_reports
+}
+
+# before_step RESULT: RESULT is about to run.  A step of stage 2 or 3 (a
+# build, a boot) takes minutes: the reports get what is known first.
+before_step() {
+	[[ ${STAGE[$1]} -lt 2 ]] || stream_report now
+}
+
+# publish_reports: report.txt, results.json and report.html of RUN_STATE.
+publish_reports() {
+	UNPUBLISHED=
+	publish "$OUTDIR/report.txt" write_report
+	publish "$OUTDIR/results.json" write_json
+	publish "$OUTDIR/report.html" write_html
 }
 
 # kept_at_tip RESULT: (-k) "TREE DIR" of RESULT at the last commit, from
@@ -960,6 +1112,7 @@ main() {
 	load_checks
 	[[ -z $LOOKUP ]] || checks=$LOOKUP
 	select_results "$checks"
+	assign_stages
 	load_commits "$RANGE"
 	if [[ -n $LOOKUP ]]; then
 		kept_at_tip "$LOOKUP"
@@ -981,13 +1134,20 @@ main() {
 	printf '%s\t0\tstart\t%s\n' "$EPOCHREALTIME" "$RANGE" 2>/dev/null >"$TIMINGS" || out_full_or_die "$TIMINGS"
 	n=$((${#COMMITS[@]} - 1))
 	info "$n commit(s) in $RANGE; checks: ${RUN_ORDER[*]}"
+	info "in stages: $(stage_list)"
+	OUTDIR=$outdir RUN_STATE=running STREAMED=$SECONDS
 	check_all
 	printf '%s\t%s\tend\treport\n' "$EPOCHREALTIME" "$n" >>"$TIMINGS" 2>/dev/null || true
-	publish "$outdir/report.txt" write_report
+	RUN_STATE="done"
+	[[ -z $STOPPED_AT ]] || RUN_STATE=stopped
+	publish_reports
 	cat "$outdir/report.txt"
-	publish "$outdir/results.json" write_json
-	publish "$outdir/report.html" write_html
 	info "report: $outdir/report.txt, $outdir/report.html; results: $outdir/results.json"
+	if [[ -n $STOPPED_AT ]]; then
+		info "FAIL_FAST: stopped at the first failing result: $STOPPED_AT"
+		[[ $STOPPED_AT != *"]: infra: "* ]] || return 3
+		return 1
+	fi
 	infra=$(count infra)
 	failed=$(count fail)
 	if [[ $infra -gt 0 ]]; then

@@ -449,10 +449,12 @@ fake_stages() {
 	[ "$output" = "checkpatch: error: no commits in the range 'fixture-topic..fixture-topic': nothing to check" ]
 }
 
-@test "make validate passes RANGE, CHECKS and V through" {
+@test "make validate passes RANGE, CHECKS, V and FAIL_FAST through" {
 	run make -s -n -C "$REPO_ROOT" validate RANGE=a..b CHECKS=checkpatch,qemu V=1
 	[ "$status" -eq 0 ]
-	[[ $output == *"WF_VERBOSE=1 checks/validate.sh -c checkpatch,qemu a..b"* ]]
+	[[ $output == *"WF_VERBOSE=1 WF_FAIL_FAST= checks/validate.sh -c checkpatch,qemu a..b"* ]]
+	run make -s -n -C "$REPO_ROOT" validate FAIL_FAST=1
+	[[ $output == *"WF_FAIL_FAST=1 checks/validate.sh"* ]]
 }
 
 @test "export, validate, checkpatch: a topic package that is not installed is named in one line" {

@@ -42,7 +42,7 @@ infra_lines_under() {
 # result, of the class of its status in results.json, linking its log.
 html_matches_json() {
 	local html=$OUT/report.html st n
-	[ "$(jq .schema "$OUT/results.json")" -eq 2 ]
+	[ "$(jq .schema "$OUT/results.json")" -eq 3 ]
 	[ "$(grep -c '^<tr><td>' "$html")" -eq "$(jq '.commits | length' "$OUT/results.json")" ]
 	# (a tip-only check below the tip is no result: "-", of class none)
 	for st in pass fail skip infra; do
