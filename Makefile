@@ -9,6 +9,12 @@ FORCE ?= 0
 ifneq ($(BRANCH),)
 export WF_BRANCH := $(BRANCH)
 endif
+# DISTCC_HOSTS="host:port/jobs ...": every kernel build (validate, build,
+# boot, stress, bisect, other-base) compiles through distcc on those
+# hosts, ccache in front; see the README.
+ifneq ($(DISTCC_HOSTS),)
+export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
+endif
 
 .PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
 	bench-validate submit send trailers trees other-base bisect test test-tools \

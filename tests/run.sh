@@ -13,7 +13,8 @@
 # boot kernel the first time), stress.bats (checks/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
 # fixture kernel), schedule.bats (its order by cost, its reports while
-# it runs, FAIL_FAST), configs.bats (the checks per config: the guest boots),
+# it runs, FAIL_FAST), distcc.bats (builds through a distccd on
+# loopback), configs.bats (the checks per config: the guest boots),
 # checks.bats (the codespell and kernel-doc checks on it), trees.bats and
 # bisect.bats, and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
@@ -31,7 +32,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
-	checks.bats trees.bats bisect.bats)
+	checks.bats distcc.bats trees.bats bisect.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else

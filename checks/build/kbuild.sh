@@ -17,7 +17,13 @@
 # warnings as "file: message", line numbers removed), also when the
 # build fails.  While make runs, one progress line every
 # WF_PROGRESS_INTERVAL seconds (default 15) on stderr: the elapsed time
-# and the objects built so far.
+# and the objects built so far.  With WF_DISTCC_HOSTS (make
+# DISTCC_HOSTS="host:port/jobs ..."; distcc's DISTCC_HOSTS syntax) gcc's
+# compiles go through distcc behind ccache (CCACHE_PREFIX=distcc) and
+# make runs as many jobs as the hosts take (distcc -j, at least nproc);
+# a host that does not answer is said in one line and its jobs are
+# compiled here (distcc's own fallback), so no result depends on the
+# hosts.  distcc's state is in $WF_CACHE_ROOT/distcc (DISTCC_DIR).
 # Exit status: 0 built, 1 the build or the config failed, 2 bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -33,6 +39,52 @@ usage() {
 bad_input() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
 	exit 2
+}
+
+# host_answers HOST PORT: true when something listens on HOST:PORT.
+host_answers() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	timeout 3 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null
+}
+
+# distcc_setup: distcc for WF_DISTCC_HOSTS, and JOBS, make's -j: the
+# jobs the hosts that answer take (distcc -j), at least nproc; no distcc
+# when none answers.  Each host that does not answer is said in one line.
+distcc_setup() {
+	local spec host port up=() n
+	command -v distcc >/dev/null || bad_input "DISTCC_HOSTS is set but distcc is not installed (apt-get install distcc)"
+	for spec in $WF_DISTCC_HOSTS; do
+		case $spec in
+		localhost* | @* | --*) up+=("$spec"); continue ;;
+		esac
+		host=${spec%%[/,]*}
+		port=3632
+		if [[ $host == *:* ]]; then
+			port=${host##*:}
+			host=${host%:*}
+		fi
+		# shellcheck disable=SC2310 # its status is its answer
+		if host_answers "$host" "$port"; then
+			up+=("$spec")
+		else
+			info "distcc: $host:$port does not answer: its jobs are compiled here"
+		fi
+	done
+	[[ ${#up[@]} -gt 0 ]] || return 0
+	export DISTCC_HOSTS="${up[*]}" CCACHE_PREFIX=distcc
+	export DISTCC_DIR=${DISTCC_DIR:-$WF_CACHE_ROOT/distcc}
+	mkdir -p "$DISTCC_DIR"
+	n=$(distcc -j 2>/dev/null) || n=0
+	[[ $n -le $JOBS ]] || JOBS=$n
+}
+
+# distcc_fallbacks: one line when distcc compiled jobs here that a host
+# refused or failed (its warnings are in the build log).
+distcc_fallbacks() {
+	local n
+	n=$(grep -c 'failed to distribute' "$OUT/build.log" || true)
+	[[ $n -eq 0 ]] ||
+		info "distcc: $n compile(s) could not be distributed (a host refused or failed): compiled here; see $OUT/build.log"
 }
 
 # matrix_row CONFIG: prints "arch fragment..." for CONFIG.
@@ -147,8 +199,10 @@ main() {
 	export CCACHE_DIR=${CCACHE_DIR:-$WF_CACHE/ccache}
 	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'
 	export KBUILD_BUILD_USER=sysctl-wf KBUILD_BUILD_HOST=qemu
+	JOBS=$(nproc)
+	[[ -z ${WF_DISTCC_HOSTS:-} ]] || distcc_setup
 	MK=(make -s -C "$SRC" O="$OUT" ARCH="$arch" "CC=ccache gcc"
-		-j"$(nproc)" "${extra[@]}")
+		-j"$JOBS" "${extra[@]}")
 	"${MK[@]}" KCONFIG_ALLCONFIG="$OUT/fragment.config" allnoconfig \
 		>"$OUT/config.log" 2>&1 || {
 		tail -n 5 "$OUT/config.log" >&2
@@ -159,6 +213,7 @@ main() {
 		die "config $CONFIG does not have the symbols its fragments request"
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	run_make C="$check" "${TARGETS[@]}" || rc=$?
+	[[ -z ${CCACHE_PREFIX:-} ]] || distcc_fallbacks
 	extract_warnings <"$OUT/build.log" >"$OUT/warnings.txt"
 	if [[ $rc -ne 0 ]]; then
 		grep -E 'error|Error' "$OUT/build.log" | head -n 5 >&2 || true

@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# Tests of the distributed builds (make DISTCC_HOSTS=...): a distccd that
+# listens on loopback only and allows loopback only, the fixture kernel
+# of validate.bats built through it by checks/build/kbuild.sh and by
+# validate.  Its log shows the compile jobs; the objects and the
+# verdicts are a local build's; a host that is down, or one that
+# refuses, is said in one line and its jobs are compiled here.
+
+load test_helper
+
+setup() {
+	setup_validate_fixture
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# distcc's state (host backoff) is the test's.
+	export DISTCC_DIR=$BATS_TEST_TMPDIR/distcc-state
+	mkdir -p "$DISTCC_DIR"
+}
+
+teardown() {
+	[[ -z ${DISTCCD_PID:-} ]] || kill "$DISTCCD_PID" 2>/dev/null || true
+}
+
+# free_port: a TCP port of 127.0.0.1 that nothing listens on.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_distccd [ALLOW]: distccd on 127.0.0.1:DISTCC_PORT, allowing ALLOW
+# (default 127.0.0.1/32), its log in DISTCCD_LOG (a directory the user
+# it runs as can write).
+start_distccd() {
+	local dir i
+	dir=$(mktemp -d /tmp/distccd.XXXXXX)
+	chmod 777 "$dir"
+	DISTCCD_LOG=$dir/log
+	DISTCC_PORT=$(free_port)
+	distccd --daemon --no-detach --listen 127.0.0.1 --allow "${1:-127.0.0.1/32}" --port "$DISTCC_PORT" \
+		--log-file "$DISTCCD_LOG" --log-level info --jobs 2 3>&- &
+	DISTCCD_PID=$!
+	for ((i = 0; i < 50; i++)); do
+		grep -q 'listening on' "$DISTCCD_LOG" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# build DIR [HOSTS]: the fixture's boot config built by kbuild.sh into DIR
+# with a ccache of its own (so that every object is compiled), through
+# HOSTS when given.
+build() {
+	CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-${1##*/} WF_DISTCC_HOSTS=${2:-} \
+		run "$CHECKS/build/kbuild.sh" -s "$WF_REPO" -o "$1" boot
+	echo "$output"
+}
+
+# same_objects A B: the object files of two builds are byte for byte the same.
+same_objects() {
+	local f n=0
+	for f in "$1"/kernel/*.o; do
+		cmp "$f" "$2/kernel/${f##*/}"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ]
+}
+
+@test "distcc: the build goes through a distccd on loopback, with the objects of a local build" {
+	start_distccd
+	build "$BATS_TEST_TMPDIR/local"
+	[ "$status" -eq 0 ]
+	build "$BATS_TEST_TMPDIR/remote" "127.0.0.1:$DISTCC_PORT/2"
+	[ "$status" -eq 0 ]
+	[[ $output != *distcc:* ]]
+	cat "$DISTCCD_LOG"
+	# Each C file of the fixture was compiled by the daemon.
+	grep -qE 'COMPILE_OK .*kernel/main\.c$' "$DISTCCD_LOG"
+	grep -qE 'COMPILE_OK .*kernel/names\.c$' "$DISTCCD_LOG"
+	same_objects "$BATS_TEST_TMPDIR/local" "$BATS_TEST_TMPDIR/remote"
+	cmp "$BATS_TEST_TMPDIR/local/warnings.txt" "$BATS_TEST_TMPDIR/remote/warnings.txt"
+}
+
+@test "distcc: make validate DISTCC_HOSTS= gives the verdicts of a local run" {
+	start_distccd
+	# (the builds' compiles, not ccache's hits: a ccache of the test's own)
+	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-validate
+	WF_DISTCC_HOSTS="127.0.0.1:$DISTCC_PORT/2" run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/out-distcc" \
+		-c boot,qemu,nonet "$VALIDATE_RANGE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c COMPILE_OK "$DISTCCD_LOG")" -ge 4 ]
+	# The same run again, locally, from an empty result cache and ccache.
+	rm -rf "$WF_CACHE/branches/6.1/validate" "$CCACHE_DIR"
+	run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/out-local" -c boot,qemu,nonet "$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	verdicts='[.commits[] | .results | to_entries[] | {check: .key, status: .value.status, reason: .value.reason}]'
+	[ "$(jq -c "$verdicts" "$BATS_TEST_TMPDIR/out-distcc/results.json")" = \
+		"$(jq -c "$verdicts" "$BATS_TEST_TMPDIR/out-local/results.json")" ]
+	# make passes DISTCC_HOSTS to every build target (an environment
+	# variable of every recipe).
+	# shellcheck disable=SC2016 # make's $$, not the shell's
+	[ "$(make -s -C "$REPO_ROOT" -f - print DISTCC_HOSTS="h1/4" <<<'include Makefile
+print: ; @echo "$$WF_DISTCC_HOSTS"')" = "h1/4" ]
+}
+
+@test "distcc: a host that is down, or one that refuses, is said in one line and the build passes" {
+	build "$BATS_TEST_TMPDIR/local"
+	[ "$status" -eq 0 ]
+	down=$(free_port)
+	build "$BATS_TEST_TMPDIR/down" "127.0.0.1:$down/2"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'distcc' <<<"$output")" -eq 1 ]
+	[[ $output == *"kbuild: distcc: 127.0.0.1:$down does not answer: its jobs are compiled here"* ]]
+	same_objects "$BATS_TEST_TMPDIR/local" "$BATS_TEST_TMPDIR/down"
+	# A daemon that does not allow this client.
+	start_distccd 10.0.0.0/8
+	build "$BATS_TEST_TMPDIR/refused" "127.0.0.1:$DISTCC_PORT/2"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'distcc' <<<"$output")" -eq 1 ]
+	[[ $output == *"kbuild: distcc: "*" compile(s) could not be distributed (a host refused or failed): compiled here"* ]]
+	same_objects "$BATS_TEST_TMPDIR/local" "$BATS_TEST_TMPDIR/refused"
+}
