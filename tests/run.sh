@@ -2,9 +2,10 @@
 # Run the test suites and end with "N passed, N failed, N skipped" (before
 # it, the five slowest tests, with their times).
 #
-#   tests/run.sh [--tools] [SUITE.bats...]
+#   tests/run.sh [--tools] [--filter REGEX] [SUITE.bats...]
 #
-# SUITEs replace the list below (a path, or a file of tests/).  The
+# SUITEs replace the list below (a path, or a file of tests/); --filter
+# runs only the tests whose name matches REGEX (bats --filter).  The
 # summary goes to out/test-summary (WF_TEST_SUMMARY names another file).
 # The tools' suites run on fixtures: tools.bats (base, rebuild, export,
 # checkpatch), port.bats (make port on two fixture branches),
@@ -36,6 +37,12 @@ if [[ ${1:-} == --tools ]]; then
 else
 	suites+=(submit.bats preflight.bats send.bats trailers.bats series.bats)
 fi
+filter=()
+if [[ ${1:-} == --filter ]]; then
+	[[ $# -ge 2 ]] || { echo "run.sh: error: --filter needs a regular expression" >&2; exit 2; }
+	filter=(--filter "$2")
+	shift 2
+fi
 [[ $# -eq 0 ]] || suites=("$@")
 
 tap=$(mktemp)
@@ -48,7 +55,7 @@ export WF_CACHE=$guard
 rc=0
 # A fresh bats, also when run.sh itself runs inside a bats test.
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
-bats --tap --timing "${suites[@]}" | tee "$tap" || rc=$?
+bats --tap --timing "${filter[@]}" "${suites[@]}" | tee "$tap" || rc=$?
 passed=$(grep -E '^ok [0-9]+ ' "$tap" | grep -vc '# skip' || true)
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$tap" || true)
 failed=$(grep -cE '^not ok [0-9]+ ' "$tap" || true)
