@@ -14,8 +14,8 @@
 # boot kernel the first time), stress.bats (checks/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
 # fixture kernel), configs.bats (the checks per config: the guest boots),
-# checks.bats (the codespell and kernel-doc checks on it), trees.bats and
-# bisect.bats, and, in the
+# checks.bats (the codespell and kernel-doc checks on it), trees.bats,
+# bisect.bats and mutants.bats (tools/mutants.sh on a fixture), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
@@ -31,7 +31,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats configs.bats checks.bats
-	trees.bats bisect.bats)
+	trees.bats bisect.bats mutants.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else
