@@ -370,7 +370,7 @@ main() {
 		run_suites "$log" "$M_FILTER" "$path"
 		if [[ $RUN_RC -eq 0 ]]; then
 			pair_state[$pair]=ok
-			info "without a mutant: $suite passes ($(fmt_time $((SECONDS - start))))"
+			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(fmt_time $((SECONDS - start))))"
 		else
 			pair_state[$pair]=bad
 			pair_why[$pair]="suite fails without the mutant: $suite$(shown_filter "$M_FILTER"): $(killed_by) (log: $log)"
