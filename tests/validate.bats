@@ -95,15 +95,25 @@ html_matches_json() {
 	[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
 }
 
-@test "validate: a checkpatch error fails that commit's checkpatch cell" {
+@test "validate: a checkpatch error fails that commit's checkpatch cell; a warning alone does too; so does the cache" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/names.c 's/^\treturn 12;$/\treturn  12 ;   /' "sysctl: Add badly formatted code"
+	# the trailing whitespace (an error) gone, the space before ";" (a warning) kept
+	validate_commit_edit kernel/names.c 's/^\treturn  12 ;   $/\treturn 12 ;/' "sysctl: Keep a space before the semicolon"
 	validate -c checkpatch
 	[ "$status" -eq 1 ]
 	[ "$(cell 1 checkpatch)" = pass ]
 	[ "$(cell 2 checkpatch)" = fail ]
 	[ "$(cell 2 boot)" = skip ]
 	[ "$(reason 2 checkpatch)" = "checkpatch: 1 errors, 1 warnings, 0 checks" ]
+	[ "$(cell 3 checkpatch)" = fail ]
+	[ "$(reason 3 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks" ]
+	# From the cache, a failure is still one.
+	validate -c checkpatch
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '[.commits[].results.checkpatch.cached]' "$OUT/results.json")" = '[true,true,true]' ]
+	[ "$(cell 2 checkpatch)" = fail ]
+	[ "$(cell 3 checkpatch)" = fail ]
 	grep -q "ERROR: trailing whitespace" "$(log 2 checkpatch)"
 	grep -q "WARNING: space prohibited before semicolon" "$(log 2 checkpatch)"
 	# The failure names its log file.
