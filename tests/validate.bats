@@ -125,6 +125,10 @@ html_matches_json() {
 	validate_commit_edit kernel/names.c 's/^\treturn 2;/\tint unused_a;\n\n\treturn 2;/' "sysctl: Add a warning"
 	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Keep the warning"
 	validate_commit_edit kernel/names.c 's/unused_a/unused_b/' "sysctl: Replace the warning by another"
+	# A commit that does not recompile names.c, then one that does: its
+	# warning is still old.
+	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
+	validate_commit_edit kernel/names.c 's/return 13;/return 14;/' "sysctl: Probe another name"
 	validate -c boot,i386
 	echo "$output"
 	[ "$status" -eq 1 ]
@@ -132,6 +136,8 @@ html_matches_json() {
 		[ "$(cell 1 $check)" = fail ]
 		[ "$(cell 2 $check)" = pass ]
 		[ "$(cell 3 $check)" = fail ]
+		[ "$(cell 4 $check)" = pass ]
+		[ "$(cell 5 $check)" = pass ]
 	done
 	[[ $(reason 1 boot) == *"1 new compiler warning(s) in boot"* ]]
 	[[ $(reason 1 boot) == *"kernel/names.c: warning: unused variable 'unused_a' [-Wunused-variable]"* ]]
