@@ -104,6 +104,16 @@ mutants() {
 	[ "${lines[-1]}" = "1 killed, 0 survived" ]
 }
 
+@test "mutants: a mutant that makes a test write into WF_CACHE is killed by the guard of tests/run.sh" {
+	# shellcheck disable=SC2016 # add.sh's own expansion
+	mutant add-writes-cache add.bats '^add: two' tools/add.sh 's|^echo|: >"$WF_CACHE/leak"; echo|'
+	mutants
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(row add-writes-cache) == "add-writes-cache | add.bats | tests/run.sh exit 1: a test wrote into WF_CACHE "* ]]
+	[ "${lines[-1]}" = "1 killed, 0 survived" ]
+}
+
 @test "mutants: a mutant that does not apply is stale, an error named, never a kill" {
 	mutant add-subtracts add.bats '' tools/add.sh 's/+/-/'
 	sed -i 's/^-echo/-printf/' "$WF_MUTANTS_DIR/add-subtracts.patch"
@@ -111,6 +121,8 @@ mutants() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"stale mutant: add-subtracts: tools/add.sh does not apply"* ]]
+	# (found before any suite runs)
+	[[ $output != *"without a mutant"* ]]
 	[ "${lines[-1]}" = "0 killed, 0 survived, 1 errors" ]
 }
 

@@ -160,13 +160,13 @@ reset_copy() {
 # run_suites LOG FILTER SUITE...: the suites through the copy's
 # tests/run.sh (FILTER empty: no filter) under the timeout; RUN_RC its
 # status, RUN_TIMEOUT 1 when the timeout ended it, RUN_FAILED the names of
-# the tests that failed, one a line.
+# the tests that failed, one a line, RUN_LOG the log.
 run_suites() {
 	local log=$1 filter=$2
 	local -a args=()
 	shift 2
 	[[ -z $filter ]] || args=(--filter "$filter")
-	RUN_RC=0 RUN_TIMEOUT=0
+	RUN_RC=0 RUN_TIMEOUT=0 RUN_LOG=$log
 	WF_TEST_SUMMARY=$SCRATCH/copy/out/test-summary \
 		timeout -k 30 "$TIMEOUT" "$SCRATCH/copy/tests/run.sh" "${args[@]}" "$@" </dev/null >"$log" 2>&1 &
 	CHILD=$!
@@ -193,7 +193,10 @@ killed_by() {
 		return 0
 	fi
 	if [[ -z $RUN_FAILED ]]; then
-		echo "tests/run.sh exit $RUN_RC, no failed test named"
+		# (run.sh's own verdicts: no test run, a count that does not add
+		# up, a test that wrote into WF_CACHE)
+		first=$(grep -m1 -E '^# (bats ran no test|bats planned|a test wrote into WF_CACHE)' "$RUN_LOG" || true)
+		echo "tests/run.sh exit $RUN_RC${first:+: ${first#\# }}"
 		return 0
 	fi
 	first=$(head -n 1 <<<"$RUN_FAILED")
@@ -264,12 +267,15 @@ print_table() {
 	fi
 }
 
-# apply_mutant NAME: the diff applied to the copy; APPLY_ERROR the stale
-# message when it does not apply, empty when it does.
+# apply_mutant NAME [--check]: the diff applied to the copy (--check:
+# only tried); APPLY_ERROR the stale message when it does not apply,
+# empty when it does.
 apply_mutant() {
 	local name=$1 err file rc=0
+	local -a check=()
+	[[ ${2:-} != --check ]] || check=(--check)
 	APPLY_ERROR=''
-	err=$(git -C "$SCRATCH/copy" apply --whitespace=nowarn "$SCRATCH/diff" 2>&1) || rc=$?
+	err=$(git -C "$SCRATCH/copy" apply "${check[@]}" --whitespace=nowarn "$SCRATCH/diff" 2>&1) || rc=$?
 	[[ $rc -ne 0 ]] || return 0
 	file=$(sed -n '/^error: /{s/^error: //;p;q}' <<<"$err")
 	case $file in
@@ -334,6 +340,13 @@ main() {
 		R_TIME[$name]=-
 		if [[ -n $M_ERROR ]]; then
 			m_error[$name]="$name.patch: $M_ERROR"
+			continue
+		fi
+		# (a stale mutant costs no run of its suites)
+		apply_mutant "$name" --check
+		if [[ -n $APPLY_ERROR ]]; then
+			m_error[$name]=$APPLY_ERROR
+			info "$APPLY_ERROR"
 			continue
 		fi
 		for suite in "${M_SUITES[@]}"; do
