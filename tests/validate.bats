@@ -507,3 +507,22 @@ CHECK
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+@test "bench-validate: validate cold, warm, after a reword and after a code edit, each re-checking what changed" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
+	local b=$BATS_TEST_TMPDIR/bench
+	# base..topic: the fixture kernel's commit and these two; patch 2's
+	# first C file gets the comment.
+	run "$TOOLS/bench-validate.sh" -d "$b" -c checkpatch -k 2 -E
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^3 result(s): [0-9]* failed, 0 from the cache (marked \*), 3 run now,' "$b/validate-cold.log"
+	grep -q '^3 result(s): [0-9]* failed, 3 from the cache (marked \*), 0 run now,' "$b/validate-warm.log"
+	grep -q '^3 result(s): [0-9]* failed, 2 from the cache (marked \*), 1 run now,' "$b/validate-edit-last.log"
+	grep -q '^3 result(s): [0-9]* failed, 1 from the cache (marked \*), 2 run now,' "$b/validate-edit-2.log"
+	git -C "$b/cache/linux" show refs/heads/bench-topic~1:kernel/names.c | grep -qxF '/* edited by bench-validate */'
+	grep -qE '^cold +[0-9.]+s +[0-9.]+s +[0-9.]+x$' <<<"$output"
+	grep -qE '^warm +[0-9.]+s +[0-9.]+s +[0-9.]+x$' <<<"$output"
+	grep -qE '^edit-2 +[0-9.]+s +- +-$' <<<"$output"
+}
