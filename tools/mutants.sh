@@ -225,7 +225,7 @@ targets() {
 # coverage: print each target with the mutants whose diff touches it;
 # UNCOVERED the targets with none, space-separated.
 coverage() {
-	local t m name aims
+	local t m name aims path
 	local -A touched=()
 	UNCOVERED=''
 	for m in "$MDIR"/*.patch; do
@@ -236,11 +236,13 @@ coverage() {
 	while IFS= read -r t; do
 		aims=''
 		for name in "${!touched[@]}"; do
-			if grep -qxF -e "$t" <<<"${touched[$name]}" || grep -qF -e "$t/" <<<"${touched[$name]}"; then
+			while IFS= read -r path; do
+				[[ $path == "$t" || $path == "$t"/* ]] || continue
 				aims+=" $name"
-			fi
+				break
+			done <<<"${touched[$name]}"
 		done
-		aims=$(tr ' ' '\n' <<<"$aims" | sed '/^$/d' | sort | tr '\n' ' ')
+		aims=$(tr ' ' '\n' <<<"$aims" | sed '/^$/d' | sort | paste -sd ' ')
 		printf '%-24s %s\n' "$t" "${aims:-(none)}"
 		[[ -n $aims ]] || UNCOVERED+=" $t"
 	done < <(targets)
