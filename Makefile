@@ -106,6 +106,12 @@ bisect:
 faults:
 	@tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS)
 
+## mutants: plant each bug of tests/mutants/ in a scratch copy and run the tests meant to catch it; a survivor is a missing test (MUTANTS=a,b those only; MUTANTS_TIMEOUT=s per mutant; not in test)
+.PHONY: mutants
+comma := ,
+mutants:
+	@tools/mutants.sh $(subst $(comma), ,$(MUTANTS))
+
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
 	@tests/run.sh

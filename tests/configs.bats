@@ -206,6 +206,28 @@ CHECK
 		"$WF_CACHE"/branches/6.1/validate/results/infra/guest-noproc/1/summary
 }
 
+@test "guest: fewer names translated than at the last commit that booted in the config fail it" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate -c guest-nonet
+	[ "$status" -eq 0 ]
+	# The fixture's guest runs the smoke test on this host, whose
+	# sysctl(2) translates no name: an earlier result of 3 is a drop.
+	local prev=$BATS_TEST_TMPDIR/prev out=$BATS_TEST_TMPDIR/out-nonet
+	mkdir -p "$prev" "$out"
+	echo 3 >"$prev/state"
+	run --separate-stderr env WF_CHECK_CONFIG=nonet WF_CHECK_BUILD="$BUILD_ROOT/nonet" WF_CHECK_OUT="$out" \
+		WF_CHECK_PREV="$prev" WF_CACHE="$WF_CACHE/branches/6.1" WF_HOME="$REPO_ROOT" "$CHECKS/guest/run"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "regression (x86_64 /init): the smoke test translated 0 of 13 probed names, the previous commit 3" ]
+	echo 0 >"$prev/state"
+	run --separate-stderr env WF_CHECK_CONFIG=nonet WF_CHECK_BUILD="$BUILD_ROOT/nonet" WF_CHECK_OUT="$out" \
+		WF_CHECK_PREV="$prev" WF_CACHE="$WF_CACHE/branches/6.1" WF_HOME="$REPO_ROOT" "$CHECKS/guest/run"
+	[ "$status" -eq 0 ]
+	[ "$output" = "boots; the smoke test passes (x86_64 /init), 0 of 13 names translated" ]
+	[ "$(cat "$out/state")" -eq 0 ]
+}
+
 @test "guest: the i386 guest's /init is the 32-bit smoke test; a 64-bit /init fails it" {
 	"$QEMU_BOOT/mkinitramfs.sh" -3 -n -o "$BATS_TEST_TMPDIR/i386.cpio"
 	mkdir "$BATS_TEST_TMPDIR/root"

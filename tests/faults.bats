@@ -549,6 +549,12 @@ stress_fixture() {
 	log=$WF_CACHE/branches/6.1/faults/log.txt
 	cat "$log"
 	grep -qE $'^export\t[0-9]+\tstart\\+[0-9]+ ms\tSIG[A-Z]+\tFAILED' "$log"
+	# The recovered column counts the runs that did not fail.
+	row=$(grep -E '^export +\|' <<<"$output" | tr -d ' ')
+	kills=$(cut -d'|' -f2 <<<"$row")
+	failed=$(grep -cE $'^export\t[0-9]+\t[^\t]+\tSIG[A-Z]+\tFAILED' "$log")
+	[ "$failed" -gt 0 ]
+	[ "$(cut -d'|' -f3 <<<"$row")" = "$((kills - failed))/$kills" ]
 	[[ ${lines[-1]} == "faults: a command did not recover from every kill: see $WF_CACHE/branches/6.1/faults/log.txt" ]]
 }
 

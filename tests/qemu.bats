@@ -44,6 +44,20 @@ setup_file() {
 	[ "$output" = "PASS: 2 tests, 0 skipped" ]
 }
 
+@test "boot.sh: -B boots the kernel already built in OUT with the smoke test; a boot that fails fails it" {
+	local out=$BATS_TEST_TMPDIR/out src=$BATS_TEST_TMPDIR/src
+	mkdir -p "$out/arch/x86/boot" "$src"
+	cp "$KERNEL" "$out/arch/x86/boot/bzImage"
+	run "$CHECKS/boot.sh" -B -s "$src" -o "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^ok .* - /proc/sys/kernel/ostype reads Linux' "$out/console.log"
+	run "$CHECKS/boot.sh" -B -s "$src" -o "$out" -t 60 -a "rdinit=/nothing"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"FAIL: kernel reported: Kernel panic - not syncing"* ]]
+}
+
 @test "runner: a hung guest is killed at the timeout" {
 	# The limit leaves the guest time to boot on a loaded machine (its /init
 	# runs 2 s after the start on an idle one, under TCG).  The

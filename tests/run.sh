@@ -2,9 +2,10 @@
 # Run the test suites and end with "N passed, N failed, N skipped" (before
 # it, the five slowest tests, with their times).
 #
-#   tests/run.sh [--tools] [SUITE.bats...]
+#   tests/run.sh [--tools] [--filter REGEX] [SUITE.bats...]
 #
-# SUITEs replace the list below (a path, or a file of tests/).  The
+# SUITEs replace the list below (a path, or a file of tests/); --filter
+# runs only the tests whose name matches REGEX (bats --filter).  The
 # summary goes to out/test-summary (WF_TEST_SUMMARY names another file).
 # The tools' suites run on fixtures: tools.bats (base, rebuild, export,
 # checkpatch), port.bats (make port on two fixture branches),
@@ -15,8 +16,8 @@
 # fixture kernel), schedule.bats (its order by cost, its reports while
 # it runs, FAIL_FAST), distcc.bats (builds through a distccd on
 # loopback), configs.bats (the checks per config: the guest boots),
-# checks.bats (the codespell and kernel-doc checks on it), trees.bats and
-# bisect.bats, and, in the
+# checks.bats (the codespell and kernel-doc checks on it), trees.bats,
+# bisect.bats and mutants.bats (tools/mutants.sh on a fixture), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
@@ -32,11 +33,17 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
-	checks.bats distcc.bats trees.bats bisect.bats)
+	checks.bats distcc.bats trees.bats bisect.bats mutants.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else
 	suites+=(submit.bats preflight.bats send.bats trailers.bats series.bats)
+fi
+filter=()
+if [[ ${1:-} == --filter ]]; then
+	[[ $# -ge 2 ]] || { echo "run.sh: error: --filter needs a regular expression" >&2; exit 2; }
+	filter=(--filter "$2")
+	shift 2
 fi
 [[ $# -eq 0 ]] || suites=("$@")
 
@@ -50,7 +57,7 @@ export WF_CACHE=$guard
 rc=0
 # A fresh bats, also when run.sh itself runs inside a bats test.
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
-bats --tap --timing "${suites[@]}" | tee "$tap" || rc=$?
+bats --tap --timing "${filter[@]}" "${suites[@]}" | tee "$tap" || rc=$?
 passed=$(grep -E '^ok [0-9]+ ' "$tap" | grep -vc '# skip' || true)
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$tap" || true)
 failed=$(grep -cE '^not ok [0-9]+ ' "$tap" || true)

@@ -378,6 +378,28 @@ CONFIG
 	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]
 }
 
+@test "all-branches: make all on each topic branch in turn, then a table; a failing branch fails the run, not the next" {
+	local dir=$BATS_TEST_TMPDIR/wf
+	mkdir -p "$dir/tools"
+	cp "$TOOLS/all-branches.sh" "$TOOLS/lib.sh" "$dir/tools/"
+	# The stand-in for make all: it notes its branch, and fails on FAIL's.
+	# shellcheck disable=SC2016 # make's own $(BRANCH)
+	printf 'all:\n\t@echo "all $(BRANCH)" >>"%s"\n\t@test "$(BRANCH)" != "$(FAIL)"\n' "$dir/log" >"$dir/Makefile"
+	printf '%s\n' 'topic 6.1 fixture-topic linux-source-6.1 any patches/6.1' \
+		'topic 6.12 fixture-topic-6.12 linux-source-6.12 any patches/6.12' \
+		'topic 6.13 fixture-topic-6.13 linux-source-6.13 any patches/6.13' >"$WF_TOP/branches.txt"
+	FAIL=6.12 run "$dir/tools/all-branches.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$dir/log")" = "$(printf 'all 6.1\nall 6.12\nall 6.13')" ]
+	grep -qE '^6\.1 +\| fixture-topic +\| pass +\| [0-9]+s$' <<<"$output"
+	grep -qE '^6\.12 +\| fixture-topic-6\.12 +\| fail \(make all: 2\) +\| [0-9]+s$' <<<"$output"
+	grep -qE '^6\.13 +\| fixture-topic-6\.13 +\| pass +\| [0-9]+s$' <<<"$output"
+	FAIL=none run "$dir/tools/all-branches.sh"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '| pass ' <<<"$output")" -eq 3 ]
+}
+
 # fake_stages DIR: the Makefile in DIR with each stage's script replaced
 # by one that logs its start and end in DIR/log, a second apart.
 fake_stages() {

@@ -95,15 +95,25 @@ html_matches_json() {
 	[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
 }
 
-@test "validate: a checkpatch error fails that commit's checkpatch cell" {
+@test "validate: a checkpatch error fails that commit's checkpatch cell; a warning alone does too; so does the cache" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/names.c 's/^\treturn 12;$/\treturn  12 ;   /' "sysctl: Add badly formatted code"
+	# the trailing whitespace (an error) gone, the space before ";" (a warning) kept
+	validate_commit_edit kernel/names.c 's/^\treturn  12 ;   $/\treturn 12 ;/' "sysctl: Keep a space before the semicolon"
 	validate -c checkpatch
 	[ "$status" -eq 1 ]
 	[ "$(cell 1 checkpatch)" = pass ]
 	[ "$(cell 2 checkpatch)" = fail ]
 	[ "$(cell 2 boot)" = skip ]
 	[ "$(reason 2 checkpatch)" = "checkpatch: 1 errors, 1 warnings, 0 checks" ]
+	[ "$(cell 3 checkpatch)" = fail ]
+	[ "$(reason 3 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks" ]
+	# From the cache, a failure is still one.
+	validate -c checkpatch
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '[.commits[].results.checkpatch.cached]' "$OUT/results.json")" = '[true,true,true]' ]
+	[ "$(cell 2 checkpatch)" = fail ]
+	[ "$(cell 3 checkpatch)" = fail ]
 	grep -q "ERROR: trailing whitespace" "$(log 2 checkpatch)"
 	grep -q "WARNING: space prohibited before semicolon" "$(log 2 checkpatch)"
 	# The failure names its log file.
@@ -115,6 +125,10 @@ html_matches_json() {
 	validate_commit_edit kernel/names.c 's/^\treturn 2;/\tint unused_a;\n\n\treturn 2;/' "sysctl: Add a warning"
 	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Keep the warning"
 	validate_commit_edit kernel/names.c 's/unused_a/unused_b/' "sysctl: Replace the warning by another"
+	# A commit that does not recompile names.c, then one that does: its
+	# warning is still old.
+	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
+	validate_commit_edit kernel/names.c 's/return 13;/return 14;/' "sysctl: Probe another name"
 	validate -c boot,i386
 	echo "$output"
 	[ "$status" -eq 1 ]
@@ -122,6 +136,8 @@ html_matches_json() {
 		[ "$(cell 1 $check)" = fail ]
 		[ "$(cell 2 $check)" = pass ]
 		[ "$(cell 3 $check)" = fail ]
+		[ "$(cell 4 $check)" = pass ]
+		[ "$(cell 5 $check)" = pass ]
 	done
 	[[ $(reason 1 boot) == *"1 new compiler warning(s) in boot"* ]]
 	[[ $(reason 1 boot) == *"kernel/names.c: warning: unused variable 'unused_a' [-Wunused-variable]"* ]]
@@ -579,4 +595,23 @@ CHECK
 	echo "$output" | sort | uniq -c
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+@test "bench-validate: validate cold, warm, after a reword and after a code edit, each re-checking what changed" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
+	local b=$BATS_TEST_TMPDIR/bench
+	# base..topic: the fixture kernel's commit and these two; patch 2's
+	# first C file gets the comment.
+	run "$TOOLS/bench-validate.sh" -d "$b" -c checkpatch -k 2 -E
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^3 result(s): [0-9]* failed, 0 from the cache (marked \*), 3 run now,' "$b/validate-cold.log"
+	grep -q '^3 result(s): [0-9]* failed, 3 from the cache (marked \*), 0 run now,' "$b/validate-warm.log"
+	grep -q '^3 result(s): [0-9]* failed, 2 from the cache (marked \*), 1 run now,' "$b/validate-edit-last.log"
+	grep -q '^3 result(s): [0-9]* failed, 1 from the cache (marked \*), 2 run now,' "$b/validate-edit-2.log"
+	git -C "$b/cache/linux" show refs/heads/bench-topic~1:kernel/names.c | grep -qxF '/* edited by bench-validate */'
+	grep -qE '^cold +[0-9.]+s +[0-9.]+s +[0-9.]+x$' <<<"$output"
+	grep -qE '^warm +[0-9.]+s +[0-9.]+s +[0-9.]+x$' <<<"$output"
+	grep -qE '^edit-2 +[0-9.]+s +- +-$' <<<"$output"
 }

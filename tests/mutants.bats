@@ -1,0 +1,199 @@
+#!/usr/bin/env bats
+# tools/mutants.sh, the mutation run, on a fixture checkout: a tool, a
+# check, the real tests/run.sh and a tiny suite, with mutants of the
+# test's own (WF_MUTANTS_DIR).
+
+load test_helper
+
+setup() {
+	FIX=$BATS_TEST_TMPDIR/checkout
+	mkdir -p "$FIX/tests" "$FIX/tools" "$FIX/checks/double"
+	cp "$REPO_ROOT/tests/run.sh" "$FIX/tests/"
+	printf '/out/\n' >"$FIX/.gitignore"
+	# shellcheck disable=SC2016 # the script's own expansions
+	printf '#!/usr/bin/env bash\necho $(($1 + $2))\n' >"$FIX/tools/add.sh"
+	# shellcheck disable=SC2016 # the script's own expansions
+	printf '#!/usr/bin/env bash\necho $(($1 * 2))\n' >"$FIX/checks/double/run"
+	chmod +x "$FIX/tools/add.sh" "$FIX/checks/double/run"
+	# (bats would take "@test" at the start of a line here for a test of
+	# this file: "%test" is turned into it after)
+	cat >"$FIX/tests/add.bats" <<-'EOF'
+		%test "add: two and two make four" {
+			run "$BATS_TEST_DIRNAME/../tools/add.sh" 2 2
+			[ "$output" = 4 ]
+		}
+		%test "add: zero changes nothing" {
+			run "$BATS_TEST_DIRNAME/../tools/add.sh" 5 0
+			[ "$output" = 5 ]
+		}
+		%test "double: doubles" {
+			run "$BATS_TEST_DIRNAME/../checks/double/run" 3
+			[ "$output" = 6 ]
+		}
+	EOF
+	sed -i 's/^%test/@test/' "$FIX/tests/add.bats"
+	git -C "$FIX" init -q
+	git -C "$FIX" add -A
+	git -C "$FIX" -c user.name=A -c user.email=a@example.org commit -q -m fixture
+	export WF_MUTANTS_TOP=$FIX WF_MUTANTS_DIR=$BATS_TEST_TMPDIR/mutants
+	export WF_MUTANTS_OUT=$BATS_TEST_TMPDIR/mutants-out
+	mkdir -p "$WF_MUTANTS_DIR"
+}
+
+# mutant NAME SUITES FILTER FILE SED: tests/mutants-style NAME.patch, the
+# diff of SED on FILE as it is in the fixture checkout (FILTER empty:
+# none).
+mutant() {
+	local name=$1 suites=$2 filter=$3 file=$4 sed=$5 f=$WF_MUTANTS_DIR/$1.patch
+	{
+		echo "Bug: the bug of $name"
+		echo "Suites: $suites"
+		[[ -z $filter ]] || echo "Filter: $filter"
+		echo
+	} >"$f"
+	sed "$sed" "$FIX/$file" >"$BATS_TEST_TMPDIR/mutated"
+	echo "diff --git a/$file b/$file" >>"$f"
+	diff -u --label "a/$file" --label "b/$file" "$FIX/$file" "$BATS_TEST_TMPDIR/mutated" >>"$f" || true
+	grep -q '^@@' "$f"
+}
+
+# row NAME: NAME's row of the table, its columns' padding squeezed.
+row() {
+	grep "^$1 " <<<"$output" | tr -s ' '
+}
+
+# mutants [ARGS...]: the runner on the fixture, its fd 3 closed (it runs
+# bats).
+mutants() {
+	mkdir -p "$BATS_TEST_TMPDIR/tmp"
+	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$TOOLS/mutants.sh" "$@" 3>&-
+}
+
+@test "mutants: a mutant a test catches is killed, by that test; the others run only with the named ones" {
+	mutant add-subtracts add.bats '^add:' tools/add.sh 's/+/-/'
+	mutant double-triples add.bats '' checks/double/run 's/\* 2/* 3/'
+	mutants add-subtracts
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(row add-subtracts) == "add-subtracts | add.bats | add: two and two make four | "* ]]
+	[[ $output != *double-triples* ]]
+	[ "${lines[-1]}" = "1 killed, 0 survived" ]
+	mutants
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(row double-triples) == "double-triples | add.bats | double: doubles "* ]]
+	[ "${lines[-1]}" = "2 killed, 0 survived" ]
+}
+
+@test "mutants: a mutant no test catches survives, and the run fails" {
+	mutant add-subtracts add.bats '^add:' tools/add.sh 's/+/-/'
+	mutant double-triples add.bats '^add:' checks/double/run 's/\* 2/* 3/'
+	mutants
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $(row double-triples) == "double-triples | add.bats | SURVIVED "* ]]
+	[ "${lines[-1]}" = "1 killed, 1 survived" ]
+}
+
+@test "mutants: a run past MUTANTS_TIMEOUT is killed by the timeout" {
+	mutant add-hangs add.bats '^add: two' tools/add.sh 's/^echo/sleep 60; echo/'
+	MUTANTS_TIMEOUT=3 mutants
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(row add-hangs) == "add-hangs | add.bats | timeout "* ]]
+	[ "${lines[-1]}" = "1 killed, 0 survived" ]
+}
+
+@test "mutants: a mutant that makes a test write into WF_CACHE is killed by the guard of tests/run.sh" {
+	# shellcheck disable=SC2016 # add.sh's own expansion
+	mutant add-writes-cache add.bats '^add: two' tools/add.sh 's|^echo|: >"$WF_CACHE/leak"; echo|'
+	mutants
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(row add-writes-cache) == "add-writes-cache | add.bats | tests/run.sh exit 1: a test wrote into WF_CACHE "* ]]
+	[ "${lines[-1]}" = "1 killed, 0 survived" ]
+}
+
+@test "mutants: a mutant that does not apply is stale, an error named, never a kill" {
+	mutant add-subtracts add.bats '' tools/add.sh 's/+/-/'
+	sed -i 's/^-echo/-printf/' "$WF_MUTANTS_DIR/add-subtracts.patch"
+	mutants
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"stale mutant: add-subtracts: tools/add.sh does not apply"* ]]
+	# (found before any suite runs)
+	[[ $output != *"without a mutant"* ]]
+	[ "${lines[-1]}" = "0 killed, 0 survived, 1 errors" ]
+}
+
+@test "mutants: a filter that selects no test, a missing suite or header are errors" {
+	mutant add-subtracts add.bats '^nothing' tools/add.sh 's/+/-/'
+	mutant no-suite nosuch.bats '' tools/add.sh 's/+/-/'
+	mutant no-header add.bats '' tools/add.sh 's/+/-/'
+	sed -i '/^Suites:/d' "$WF_MUTANTS_DIR/no-header.patch"
+	mutants
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $(row add-subtracts) == "add-subtracts | add.bats | error: filter '^nothing' selects no test of add.bats"* ]]
+	[[ $output == *"error: no-suite.patch: no suite nosuch.bats (tests/nosuch.bats)"* ]]
+	[[ $output == *"error: no-header.patch: no Suites: line"* ]]
+	[ "${lines[-1]}" = "0 killed, 0 survived, 3 errors" ]
+	mutants no-such-mutant
+	[ "$status" -ne 0 ]
+	[[ $output == "mutants: error: no mutant no-such-mutant in $WF_MUTANTS_DIR" ]]
+}
+
+@test "mutants: a suite that fails without the mutant makes its mutants errors, not kills" {
+	# an untracked suite of the checkout is copied too
+	printf '@test "broken: always" {\n\tfalse\n}\n' >"$FIX/tests/broken.bats"
+	mutant add-subtracts 'add.bats broken.bats' '' tools/add.sh 's/+/-/'
+	mutants
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $(row add-subtracts) == "add-subtracts | add.bats broken.bats | error: suite fails without the mutant: broken.bats: broken: always"* ]]
+	[ "${lines[-1]}" = "0 killed, 0 survived, 1 errors" ]
+}
+
+@test "mutants: the checkout is left as it was, uncommitted changes and untracked files included" {
+	printf '# the sum\n' >>"$FIX/tools/add.sh"
+	printf 'untracked\n' >"$FIX/notes.txt"
+	mkdir -p "$FIX/out" && printf 'ignored\n' >"$FIX/out/old"
+	# this mutant applies only to the uncommitted version of add.sh
+	mutant add-subtracts add.bats '^add:' tools/add.sh 's/+/-/; s/the sum/the difference/'
+	before=$(git -C "$FIX" status --porcelain --ignored; git -C "$FIX" diff; cd "$FIX" &&
+		find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 md5sum)
+	mutants
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "1 killed, 0 survived" ]
+	after=$(git -C "$FIX" status --porcelain --ignored; git -C "$FIX" diff; cd "$FIX" &&
+		find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 md5sum)
+	[ "$before" = "$after" ]
+	[[ $before == *"tools/add.sh"* && $before == *notes.txt* && $before == *out/old* ]]
+	# and no scratch copy is left behind
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp")" ]
+}
+
+@test "mutants: --coverage lists the mutants aiming at each check and command, and names those with none" {
+	mutant add-subtracts add.bats '^add:' tools/add.sh 's/+/-/'
+	printf '# sourced\n' >"$FIX/tools/lib.sh"
+	run "$TOOLS/mutants.sh" --coverage
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"tools/add.sh"*" add-subtracts"* ]]
+	[[ $output == *"checks/double"*"(none)"* ]]
+	[[ $output != *lib.sh* ]]
+	[ "${lines[-1]}" = "mutants: error: no mutant aims at: checks/double" ]
+	mutants
+	[[ $output == *"mutants: warning: no mutant aims at: checks/double"* ]]
+	mutant double-triples add.bats '^double' checks/double/run 's/\* 2/* 3/'
+	run "$TOOLS/mutants.sh" --coverage
+	[ "$status" -eq 0 ]
+	[[ $output == *"checks/double"*" double-triples"* ]]
+}
+
+@test "make mutants passes MUTANTS= as names" {
+	run make -s -n -C "$REPO_ROOT" mutants MUTANTS=a,b
+	[ "$status" -eq 0 ]
+	[ "$output" = "tools/mutants.sh a b" ]
+}

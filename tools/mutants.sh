@@ -1,0 +1,450 @@
+#!/usr/bin/env bash
+# A mutation run for the tools' own tests: plant one deliberate bug at a
+# time in a scratch copy of the checkout and run the tests meant to catch
+# it.  A mutant that no test kills (a survivor) is a missing test.
+#
+#   tools/mutants.sh [NAME...]     run the mutants (all, or those named)
+#   tools/mutants.sh --coverage    the mutants aiming at each check and command
+#
+# A mutant is one file, tests/mutants/<name>.patch: header lines, a blank
+# line, then a unified diff as "git diff" prints it (paths a/ and b/ from
+# the top of the checkout) that plants ONE small deliberate bug:
+#
+#   Bug: <one line: the bug this mutant plants>
+#   Suites: validate.bats [other.bats ...]
+#   Filter: <optional: a bats --filter regex, the tests meant to kill it>
+#
+#   diff --git a/checks/validate.sh b/checks/validate.sh
+#   ...
+#
+# A suite is a file of tests/, or a path from the top of the checkout.
+# The copy holds the files git tracks, with their uncommitted changes,
+# and the untracked files git does not ignore (not out/); it lives in a
+# temporary directory removed at the end.  Each (suite, filter) of the
+# mutants runs once on the copy without any mutant first: when it selects
+# no test or fails there, its mutants are errors, never kills.  Then, one
+# mutant at a time, in the order of their names: the copy is reset, the
+# diff applied (one that does not apply is a stale mutant, an error), and
+# the suites run through the copy's tests/run.sh (the tests see the copy
+# as their REPO_ROOT and keep to their own caches), under a timeout.
+# Killed: a test failed (the names of the first ones are shown), or the
+# run timed out.  A line as each mutant starts and ends, then the table
+# "mutant | suites | killed by | time" and "N killed, N survived" (",
+# N errors"); exit status 0 only with no survivor and no error.  The log
+# of each run is kept in out/mutants/ (<name>.log, base-<n>.log).
+#
+# Coverage: every check directory (checks/*/ with a run) and every
+# command (tools/*.sh but lib*.sh, and checks/validate.sh, stress.sh,
+# build.sh, boot.sh, checkpatch.sh) should be the target of a mutant, one
+# whose diff touches a file of that directory or that script.
+# --coverage lists the mutants aiming at each and exits 1 naming those
+# with none; a run prints that gap as a warning before it starts.
+#
+# Settings:
+#   WF_MUTANTS_DIR   the mutants (default: tests/mutants of the checkout)
+#   WF_MUTANTS_TOP   the checkout to copy and mutate (default: this one)
+#   WF_MUTANTS_OUT   where the logs go (default: out/mutants of the checkout)
+#   MUTANTS_TIMEOUT  seconds a mutant's run may take (default 1200); a
+#                    timeout is a kill ("timeout" in the killed-by column)
+set -euo pipefail
+WF_PROG=mutants
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+TOP=${WF_MUTANTS_TOP:-$WF_HOME}
+MDIR=${WF_MUTANTS_DIR:-$TOP/tests/mutants}
+OUT=${WF_MUTANTS_OUT:-$TOP/out/mutants}
+TIMEOUT=${MUTANTS_TIMEOUT:-1200}
+SCRATCH=''
+CHILD=''
+
+usage() {
+	echo "usage: tools/mutants.sh [--coverage] [NAME...]" >&2
+	exit 2
+}
+
+cleanup() {
+	[[ -z $SCRATCH ]] || rm -rf "$SCRATCH"
+}
+
+# on_signal SIG STATUS: stop the suites running (timeout forwards the
+# signal to their process group) and exit.
+on_signal() {
+	trap - INT TERM
+	if [[ -n $CHILD ]]; then
+		kill -s "$1" "$CHILD" 2>/dev/null || true
+		wait "$CHILD" 2>/dev/null || true
+	fi
+	info "interrupted"
+	exit "$2"
+}
+
+# fmt_time SECONDS: 1m05s.
+fmt_time() {
+	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+
+# shown_filter FILTER: " --filter 'FILTER'", nothing for no filter.
+shown_filter() {
+	[[ -z $1 ]] || printf " --filter '%s'" "$1"
+}
+
+# read_mutant FILE: its header and diff into M_BUG, M_SUITES (array),
+# M_FILTER (empty: none), M_FILES (the paths its diff
+# touches) and the file $SCRATCH/diff; M_ERROR says what is wrong with
+# it, empty when nothing is.
+read_mutant() {
+	local file=$1 line n=0 ended=0 key val
+	M_BUG='' M_FILTER='' M_ERROR=''
+	M_SUITES=() M_FILES=()
+	while IFS= read -r line; do
+		n=$((n + 1))
+		[[ -n $line ]] || { ended=1; break; }
+		if [[ ! $line =~ ^(Bug|Suites|Filter):[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]]; then
+			M_ERROR="line $n is not a header line (Bug:, Suites:, Filter:): $line"
+			return 0
+		fi
+		key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+		[[ -n $val ]] || { M_ERROR="line $n: an empty $key:"; return 0; }
+		case $key in
+		Bug) M_BUG=$val ;;
+		Suites) read -r -a M_SUITES <<<"$val" ;;
+		Filter) M_FILTER=$val ;;
+		esac
+	done <"$file"
+	[[ $ended -eq 1 ]] || { M_ERROR="no blank line after the header"; return 0; }
+	[[ -n $M_BUG ]] || { M_ERROR="no Bug: line"; return 0; }
+	[[ ${#M_SUITES[@]} -gt 0 ]] || { M_ERROR="no Suites: line"; return 0; }
+	tail -n "+$((n + 1))" "$file" >"$SCRATCH/diff"
+	mapfile -t M_FILES < <(sed -n 's|^diff --git a/\(.*\) b/.*$|\1|p' "$SCRATCH/diff")
+	[[ ${#M_FILES[@]} -gt 0 ]] || M_ERROR="no diff (a \"diff --git a/... b/...\" line) after the header"
+}
+
+# suite_path SUITE: the suite's path in the copy (a file of tests/, or a
+# path from the top).
+suite_path() {
+	if [[ $1 == */* ]]; then
+		echo "$SCRATCH/copy/$1"
+	else
+		echo "$SCRATCH/copy/tests/$1"
+	fi
+}
+
+# make_copy: $SCRATCH/copy, the checkout as it is (tracked files with
+# their changes, untracked files that are not ignored; not out/), as a
+# git repository whose one commit is the unmutated state.
+make_copy() {
+	local -a files=()
+	local f
+	while IFS= read -r -d '' f; do
+		[[ $f == out/* ]] && continue
+		[[ -e $TOP/$f || -L $TOP/$f ]] && files+=("$f")
+	done < <(git -C "$TOP" ls-files -z --cached --others --exclude-standard)
+	[[ ${#files[@]} -gt 0 ]] || die "no file to copy in $TOP"
+	mkdir "$SCRATCH/copy"
+	printf '%s\0' "${files[@]}" | sort -zu | tar -C "$TOP" --null --no-recursion -T - -cf - |
+		tar -C "$SCRATCH/copy" -xf -
+	git -C "$SCRATCH/copy" init -q
+	git -C "$SCRATCH/copy" add -A -f .
+	git -C "$SCRATCH/copy" -c user.name=mutants -c user.email=mutants@localhost \
+		-c commit.gpgsign=false commit -q --no-verify -m unmutated
+}
+
+# reset_copy: the copy back to its unmutated state, the tests' leftovers
+# (its out/) gone.
+reset_copy() {
+	git -C "$SCRATCH/copy" reset -q --hard
+	git -C "$SCRATCH/copy" clean -q -ffdx
+}
+
+# run_suites LOG FILTER SUITE...: the suites through the copy's
+# tests/run.sh (FILTER empty: no filter) under the timeout; RUN_RC its
+# status, RUN_TIMEOUT 1 when the timeout ended it, RUN_FAILED the names of
+# the tests that failed, one a line, RUN_LOG the log.
+run_suites() {
+	local log=$1 filter=$2
+	local -a args=()
+	shift 2
+	[[ -z $filter ]] || args=(--filter "$filter")
+	RUN_RC=0 RUN_TIMEOUT=0 RUN_LOG=$log
+	WF_TEST_SUMMARY=$SCRATCH/copy/out/test-summary \
+		timeout -k 30 "$TIMEOUT" "$SCRATCH/copy/tests/run.sh" "${args[@]}" "$@" </dev/null >"$log" 2>&1 &
+	CHILD=$!
+	wait "$CHILD" || RUN_RC=$?
+	CHILD=''
+	[[ $RUN_RC -ne 124 && $RUN_RC -ne 137 ]] || RUN_TIMEOUT=1
+	RUN_FAILED=$(sed -nE 's/^not ok [0-9]+ (.*) in [0-9]+ms( # .*)?$/\1/p' "$log")
+}
+
+# count_tests SUITE FILTER: COUNT, the number of tests of SUITE that
+# FILTER selects (-1 when bats cannot read the suite).
+count_tests() {
+	local -a args=()
+	[[ -z $2 ]] || args=(--filter "$2")
+	COUNT=$(cd "$SCRATCH/copy/tests" && bats --count "${args[@]}" "$1" 2>/dev/null) || COUNT=-1
+	[[ $COUNT =~ ^[0-9]+$ ]] || COUNT=-1
+}
+
+# killed_by: the killed-by column of the run just made.
+killed_by() {
+	local first n more
+	if [[ $RUN_TIMEOUT -eq 1 ]]; then
+		echo "timeout ($(fmt_time "$TIMEOUT"))"
+		return 0
+	fi
+	if [[ -z $RUN_FAILED ]]; then
+		# (run.sh's own verdicts: no test run, a count that does not add
+		# up, a test that wrote into WF_CACHE)
+		first=$(grep -m1 -E '^# (bats ran no test|bats planned|a test wrote into WF_CACHE)' "$RUN_LOG" || true)
+		echo "tests/run.sh exit $RUN_RC${first:+: ${first#\# }}"
+		return 0
+	fi
+	first=$(head -n 1 <<<"$RUN_FAILED")
+	n=$(wc -l <<<"$RUN_FAILED")
+	more=''
+	[[ $n -le 1 ]] || more=" (+$((n - 1)) more)"
+	[[ ${#first} -le 60 ]] || first="${first:0:57}..."
+	echo "$first$more"
+}
+
+# targets: the check directories and commands of the checkout, one a line.
+targets() {
+	local d f
+	for d in "$TOP"/checks/*/; do
+		[[ -f $d/run ]] && echo "checks/$(basename "$d")"
+	done
+	for f in "$TOP"/tools/*.sh; do
+		[[ -f $f && $(basename "$f") != lib*.sh ]] && echo "tools/$(basename "$f")"
+	done
+	for f in validate stress build boot checkpatch; do
+		[[ -f $TOP/checks/$f.sh ]] && echo "checks/$f.sh"
+	done
+	return 0
+}
+
+# coverage: print each target with the mutants whose diff touches it;
+# UNCOVERED the targets with none, space-separated.
+coverage() {
+	local t m name aims path
+	local -A touched=()
+	UNCOVERED=''
+	for m in "$MDIR"/*.patch; do
+		[[ -e $m ]] || continue
+		name=$(basename "$m" .patch)
+		touched[$name]=$(sed -n 's|^diff --git a/\(.*\) b/.*$|\1|p' "$m")
+	done
+	while IFS= read -r t; do
+		aims=''
+		for name in "${!touched[@]}"; do
+			while IFS= read -r path; do
+				[[ $path == "$t" || $path == "$t"/* ]] || continue
+				aims+=" $name"
+				break
+			done <<<"${touched[$name]}"
+		done
+		aims=$(tr ' ' '\n' <<<"$aims" | sed '/^$/d' | sort | paste -sd ' ')
+		printf '%-24s %s\n' "$t" "${aims:-(none)}"
+		[[ -n $aims ]] || UNCOVERED+=" $t"
+	done < <(targets)
+	UNCOVERED=${UNCOVERED# }
+}
+
+# print_table: the results as "mutant | suites | killed by | time" and
+# the closing count.
+print_table() {
+	local name w1=6 w2=6 w3=9
+	for name in "${NAMES[@]}"; do
+		[[ ${#name} -le $w1 ]] || w1=${#name}
+		[[ ${#R_SUITES[$name]} -le $w2 ]] || w2=${#R_SUITES[$name]}
+		[[ ${#R_BY[$name]} -le $w3 ]] || w3=${#R_BY[$name]}
+	done
+	printf "%-${w1}s | %-${w2}s | %-${w3}s | %s\n" mutant suites "killed by" time
+	for name in "${NAMES[@]}"; do
+		printf "%-${w1}s | %-${w2}s | %-${w3}s | %s\n" "$name" "${R_SUITES[$name]}" "${R_BY[$name]}" "${R_TIME[$name]}"
+	done
+	if [[ $ERRORS -gt 0 ]]; then
+		echo "$KILLED killed, $SURVIVED survived, $ERRORS errors"
+	else
+		echo "$KILLED killed, $SURVIVED survived"
+	fi
+}
+
+# apply_mutant NAME [--check]: the diff applied to the copy (--check:
+# only tried); APPLY_ERROR the stale message when it does not apply,
+# empty when it does.
+apply_mutant() {
+	local name=$1 err file rc=0
+	local -a check=()
+	[[ ${2:-} != --check ]] || check=(--check)
+	APPLY_ERROR=''
+	err=$(git -C "$SCRATCH/copy" apply "${check[@]}" --whitespace=nowarn "$SCRATCH/diff" 2>&1) || rc=$?
+	[[ $rc -ne 0 ]] || return 0
+	file=$(sed -n '/^error: /{s/^error: //;p;q}' <<<"$err")
+	case $file in
+	"patch failed: "*) file=${file#patch failed: } file=${file%:*} ;;
+	*": "*) file=${file%%: *} ;;
+	*) file='' ;;
+	esac
+	# a file it names that is not one the diff touches: say the diff's
+	if [[ -z $file ]] || ! printf '%s\n' "${M_FILES[@]}" | grep -qxF -e "$file"; then
+		file=${M_FILES[0]}
+	fi
+	APPLY_ERROR="stale mutant: $name: $file does not apply"
+}
+
+main() {
+	local mode=run name m i pair suite path n log start by status var
+	local -a suites=() all=() pairs=()
+	local -A pair_state=() pair_why=() m_pairs=() m_error=()
+	[[ ${1:-} != --coverage ]] || { mode=coverage; shift; }
+	for name in "$@"; do
+		[[ $name != -* ]] || usage
+	done
+	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "MUTANTS_TIMEOUT is not a number of seconds: $TIMEOUT"
+	[[ -d $MDIR ]] || die "no mutants directory $MDIR"
+	git -C "$TOP" rev-parse --show-toplevel >/dev/null 2>&1 || die "$TOP is not a git checkout"
+
+	if [[ $mode == coverage ]]; then
+		coverage
+		[[ -z $UNCOVERED ]] || die "no mutant aims at: $UNCOVERED"
+		return 0
+	fi
+	for m in "$MDIR"/*.patch; do
+		[[ -e $m ]] && all+=("$(basename "$m" .patch)")
+	done
+	if [[ $# -gt 0 ]]; then
+		NAMES=("$@")
+		for name in "${NAMES[@]}"; do
+			[[ -f $MDIR/$name.patch ]] || die "no mutant $name in $MDIR"
+		done
+	else
+		NAMES=("${all[@]}")
+	fi
+	[[ ${#NAMES[@]} -gt 0 ]] || die "no mutant in $MDIR"
+	coverage >/dev/null
+	[[ -z $UNCOVERED ]] || info "warning: no mutant aims at: $UNCOVERED"
+
+	# A fresh bats, also when this runs inside a bats test.
+	while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
+	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/mutants.XXXXXX")
+	trap cleanup EXIT
+	trap 'on_signal INT 130' INT
+	trap 'on_signal TERM 143' TERM
+	mkdir -p "$OUT"
+	rm -f "$OUT"/*.log
+	make_copy
+
+	# Read every mutant; the (suite, filter) pairs they use.
+	declare -gA R_SUITES=() R_BY=() R_TIME=()
+	for name in "${NAMES[@]}"; do
+		read_mutant "$MDIR/$name.patch"
+		R_SUITES[$name]=${M_SUITES[*]:-?}
+		R_TIME[$name]=-
+		if [[ -n $M_ERROR ]]; then
+			m_error[$name]="$name.patch: $M_ERROR"
+			continue
+		fi
+		# (a stale mutant costs no run of its suites)
+		apply_mutant "$name" --check
+		if [[ -n $APPLY_ERROR ]]; then
+			m_error[$name]=$APPLY_ERROR
+			info "$APPLY_ERROR"
+			continue
+		fi
+		for suite in "${M_SUITES[@]}"; do
+			path=$(suite_path "$suite")
+			[[ -f $path ]] || { m_error[$name]="$name.patch: no suite $suite (${path#"$SCRATCH/copy/"})"; break; }
+			pair="$suite"$'\t'"$M_FILTER"
+			m_pairs[$name]+="$pair"$'\n'
+			[[ -n ${pair_state[$pair]:-} ]] || pairs+=("$pair")
+			pair_state[$pair]=unknown
+		done
+	done
+
+	# Each (suite, filter) without any mutant.
+	n=0
+	for pair in "${pairs[@]}"; do
+		n=$((n + 1))
+		suite=${pair%%$'\t'*}
+		M_FILTER=${pair#*$'\t'}
+		path=$(suite_path "$suite")
+		count_tests "$path" "$M_FILTER"
+		if [[ $COUNT -le 0 ]]; then
+			pair_state[$pair]=bad
+			if [[ $COUNT -lt 0 ]]; then
+				pair_why[$pair]="bats cannot read $suite"
+			else
+				pair_why[$pair]="filter '$M_FILTER' selects no test of $suite"
+			fi
+			info "error: ${pair_why[$pair]}"
+			continue
+		fi
+		log=$OUT/base-$n.log
+		info "without a mutant: $suite$(shown_filter "$M_FILTER") ($COUNT tests)"
+		start=$SECONDS
+		run_suites "$log" "$M_FILTER" "$path"
+		if [[ $RUN_RC -eq 0 ]]; then
+			pair_state[$pair]=ok
+			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(fmt_time $((SECONDS - start))))"
+		else
+			pair_state[$pair]=bad
+			pair_why[$pair]="suite fails without the mutant: $suite$(shown_filter "$M_FILTER"): $(killed_by) (log: $log)"
+			info "error: ${pair_why[$pair]}"
+		fi
+		reset_copy
+	done
+
+	KILLED=0 SURVIVED=0 ERRORS=0
+	i=0
+	for name in "${NAMES[@]}"; do
+		i=$((i + 1))
+		status=''
+		if [[ -n ${m_error[$name]:-} ]]; then
+			status=error by="error: ${m_error[$name]}"
+		else
+			while IFS= read -r pair; do
+				[[ -n $pair && ${pair_state[$pair]} == bad ]] || continue
+				status=error by="error: ${pair_why[$pair]}"
+				break
+			done <<<"${m_pairs[$name]}"
+		fi
+		if [[ -z $status ]]; then
+			read_mutant "$MDIR/$name.patch"
+			suites=()
+			for suite in "${M_SUITES[@]}"; do suites+=("$(suite_path "$suite")"); done
+			info "[$i/${#NAMES[@]}] $name: ${M_SUITES[*]}$(shown_filter "$M_FILTER"): $M_BUG"
+			reset_copy
+			apply_mutant "$name"
+			if [[ -n $APPLY_ERROR ]]; then
+				status=error by="error: $APPLY_ERROR"
+				info "$APPLY_ERROR"
+			else
+				start=$SECONDS
+				run_suites "$OUT/$name.log" "$M_FILTER" "${suites[@]}"
+				R_TIME[$name]=$(fmt_time $((SECONDS - start)))
+				if [[ $RUN_RC -ne 0 ]]; then
+					status=killed by=$(killed_by)
+				else
+					status=survived by=SURVIVED
+					info "$name survived: a missing test (log: $OUT/$name.log)"
+				fi
+			fi
+		fi
+		case $status in
+		killed) KILLED=$((KILLED + 1)) ;;
+		survived) SURVIVED=$((SURVIVED + 1)) ;;
+		error) ERRORS=$((ERRORS + 1)) ;;
+		esac
+		R_BY[$name]=$by
+		case $status in
+		killed) info "[$i/${#NAMES[@]}] $name: killed by $by (${R_TIME[$name]})" ;;
+		survived) info "[$i/${#NAMES[@]}] $name: SURVIVED (${R_TIME[$name]})" ;;
+		error) info "[$i/${#NAMES[@]}] $name: $by" ;;
+		esac
+	done
+	reset_copy
+	print_table | tee "$OUT/summary.txt"
+	[[ $SURVIVED -eq 0 && $ERRORS -eq 0 ]]
+}
+
+main "$@"
