@@ -424,24 +424,6 @@ fake_stages() {
 	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start stress end stress " ]
 }
 
-@test "all-branches: a failing branch does not stop the next; the table names it; the status says it" {
-	fake_stages "$BATS_TEST_TMPDIR/fake"
-	cp "$REPO_ROOT/tools/all-branches.sh" "$REPO_ROOT/tools/lib.sh" "$BATS_TEST_TMPDIR/fake/tools/"
-	# The fake validate fails on the 6.12 branch (make exports BRANCH= as WF_BRANCH).
-	# shellcheck disable=SC2016 # the fake script's own $WF_BRANCH
-	printf '#!/bin/sh\necho "validate $WF_BRANCH" >>"%s"\n[ "$WF_BRANCH" != 6.12 ]\n' \
-		"$BATS_TEST_TMPDIR/fake/log" >"$BATS_TEST_TMPDIR/fake/checks/validate.sh"
-	printf '%s\n' 'topic 6.1 t61 linux-source-6.1 any patches/6.1' 'topic 6.12 t612 linux-source-6.12 any patches/6.12' \
-		'topic 6.13 t613 linux-source-6.13 any patches/6.13' >"$WF_TOP/branches.txt"
-	run "$BATS_TEST_TMPDIR/fake/tools/all-branches.sh"
-	echo "$output"
-	[ "$status" -eq 1 ]
-	[ "$(grep -c '^validate ' "$BATS_TEST_TMPDIR/fake/log")" -eq 3 ]
-	grep -qE '^6\.1 +\| t61 +\| pass +\| [0-9]+s$' <<<"$output"
-	grep -qE '^6\.12 +\| t612 +\| fail \(make all: 2\) +\| [0-9]+s$' <<<"$output"
-	grep -qE '^6\.13 +\| t613 +\| pass +\| [0-9]+s$' <<<"$output"
-}
-
 @test "checkpatch: a commit with a checkpatch error fails on that commit only" {
 	"$TOOLS/rebuild.sh"
 	add_checkpatch_to_fixture
