@@ -197,3 +197,14 @@ mutants() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "tools/mutants.sh a b" ]
 }
+
+@test "mutants: every check directory and every command of this checkout has a mutant, and each applies" {
+	unset WF_MUTANTS_TOP WF_MUTANTS_DIR WF_MUTANTS_OUT
+	run "$TOOLS/mutants.sh" --coverage
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# (a mutant the code moved away from is stale: it tests nothing)
+	for m in "$REPO_ROOT"/tests/mutants/*.patch; do
+		git -C "$REPO_ROOT" apply --check "$m" || { echo "stale: $m"; false; }
+	done
+}
