@@ -740,9 +740,12 @@ set_cell() {
 
 # cell_of I RESULT: CELL_ST, RESULT's status at commit I (pass, fail,
 # skip, infra, or pending: selected and not known yet, in a run in
-# progress or one FAIL_FAST stopped), and CELL_REASON (the check's
-# summary, or why there is none).  (No subshell: the writers call it
-# for every cell, while the run goes on too.)
+# progress or one FAIL_FAST stopped), CELL_REASON (the check's summary,
+# or why there is none) and CELL_TEXT, the word of the tables: the
+# status, with "*" when cached; "-" for a tip-only check below the tip
+# (no result: nothing was skipped); "..." for a result still to come.
+# (No subshell: the writers call it for every cell, and they run again
+# and again while the run goes on.)
 cell_of() {
 	if [[ -n ${STATUS[$1,$2]:-} ]]; then
 		CELL_ST=${STATUS[$1,$2]} CELL_REASON=${SUMMARY[$1,$2]}
@@ -754,6 +757,15 @@ cell_of() {
 		CELL_ST=skip CELL_REASON='not run'
 	else
 		CELL_ST=pending CELL_REASON='not run yet'
+	fi
+	if [[ $CELL_ST == pending ]]; then
+		CELL_TEXT=...
+	elif [[ -n ${TIP_ONLY[$1,$2]:-} ]]; then
+		CELL_TEXT=-
+	elif [[ ${CACHED[$1,$2]:-0} -eq 1 ]]; then
+		CELL_TEXT="$CELL_ST*"
+	else
+		CELL_TEXT=$CELL_ST
 	fi
 }
 
@@ -774,25 +786,6 @@ run_state_line() {
 		printf 'in progress: %d of %d results known (%s elapsed); ... is a result still to come\n' "$known" "$all" \
 			"$(vl_elapsed $((SECONDS - START)))"
 	fi
-}
-
-# cell_text I RESULT: the status word, with "*" when cached; "-" for a
-# tip-only check below the tip (no result: nothing was skipped); "..."
-# for a result still to come.
-cell_text() {
-	local st mark=''
-	cell_of "$1" "$2"
-	st=$CELL_ST
-	if [[ $st == pending ]]; then
-		printf '...'
-		return
-	fi
-	if [[ -n ${TIP_ONLY[$1,$2]:-} ]]; then
-		printf -- '-'
-		return
-	fi
-	[[ ${CACHED[$1,$2]:-0} -eq 1 ]] && mark='*'
-	printf '%s%s' "$st" "$mark"
 }
 
 # count STATUS: the results of the table (base excluded) with STATUS.
@@ -821,7 +814,10 @@ write_table() {
 		subj=${SUBJECTS[$i]}
 		[[ ${#subj} -le $sw ]] || subj="${subj:0:$((sw - 2))}.."
 		printf '%-3s %-12s %-*s' "$i" "${COMMITS[$i]:0:12}" "$sw" "$subj"
-		for r in "$@"; do printf ' %-*s' "${width[$r]}" "$(cell_text "$i" "$r")"; done
+		for r in "$@"; do
+			cell_of "$i" "$r"
+			printf ' %-*s' "${width[$r]}" "$CELL_TEXT"
+		done
 		printf '\n'
 	done
 }
@@ -937,9 +933,8 @@ EOF
 		printf '<tr><td>%s</td><td><code>%s</code></td><td>%s</td>' "$i" "${COMMITS[$i]:0:12}" "$(vl_html "${SUBJECTS[$i]}")"
 		for r in "${RESULT_NAMES[@]}"; do
 			cell_of "$i" "$r"
-			st=$CELL_ST
+			st=$CELL_ST text=$CELL_TEXT
 			[[ -z ${TIP_ONLY[$i,$r]:-} ]] || st=none
-			text=$(cell_text "$i" "$r")
 			if [[ -n ${LOG[$i,$r]:-} ]]; then
 				printf '<td class="%s" title="%s"><a href="file://%s">%s</a></td>' "$st" \
 					"$(vl_html "${SUMMARY[$i,$r]}")" "$(vl_html "${LOG[$i,$r]}")" "$text"
