@@ -497,12 +497,7 @@ print_table() {
 # before any b4 work, so that a refusal comes in seconds, not after a
 # minute of b4.  The whole pre-flight runs again on the written messages.
 early_preflight() {
-	local base=$1 topic=$2 rev=$3 last cover trees dir out rc=0
-	if [[ -z $rev ]]; then
-		last=$(sent_revisions | tail -n 1)
-		rev=$((${last:-0} + 1))
-	fi
-	cover=$(pick_cover "$rev" "$4")
+	local base=$1 topic=$2 rev=$3 cover=$4 trees dir out rc=0
 	trees=$(repo_git log --reverse --format=%T "$base..refs/heads/$topic" | tr '\n' ' ')
 	dir=$(mktemp -d)
 	cp "$cover" "$dir/cover.txt"
@@ -549,8 +544,13 @@ main() {
 	# shellcheck disable=SC2310 # repo_git is one git command
 	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
-	[[ -z $cover_opt ]] || check_cover "$cover_opt"
-	[[ ${#pf[@]} -gt 0 ]] || early_preflight "$base" "$topic" "$rev" "$cover_opt"
+	# (the recorded revisions, not b4's tags, say which is next)
+	last=$(sent_revisions | tail -n 1)
+	rev=${rev:-$((${last:-0} + 1))}
+	prev=$(prev_sent_revision "$rev")
+	cover=$(pick_cover "$rev" "$cover_opt")
+	check_cover "$cover"
+	[[ ${#pf[@]} -gt 0 ]] || early_preflight "$base" "$topic" "$rev" "$cover"
 
 	wf_lock submit
 	wf_run_begin submit
@@ -578,11 +578,6 @@ main() {
 	[[ -z $sender_opt ]] || take_authorship "$sender"
 	add_sender_signoff "$sender"
 
-	last=$(sent_revisions | tail -n 1)
-	rev=${rev:-$((${last:-0} + 1))}
-	prev=$(prev_sent_revision "$rev")
-	cover=$(pick_cover "$rev" "$cover_opt")
-	check_cover "$cover"
 	out=${out:-$WF_OUT/submit/v$rev}
 	[[ ! -e $out/sending ]] ||
 		die "v$rev is being sent ($(sed -n 's/^started: //p' "$out/sending")): finish sending it with 'make send TO=maintainers' before writing it again"
