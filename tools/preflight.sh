@@ -132,12 +132,12 @@ bad_input() {
 }
 
 main() {
-	local force=0 dir opt line failed=0 check out
-	local -a checks=(check_validation check_cover check_identities)
+	local force=0 messages=1 dir opt line failed=0 check out what
+	local -a checks
 	while getopts 'fn' opt; do
 		case $opt in
 		f) force=1 ;;
-		n) checks=(check_validation check_cover) ;;
+		n) messages=0 ;;
 		*) usage ;;
 		esac
 	done
@@ -146,7 +146,12 @@ main() {
 	dir=$1
 	[[ -f $dir/record && -f $dir/cover.txt ]] ||
 		bad_input "$dir is not a revision written by tools/submit.sh (no record or cover.txt)"
-	[[ ${#checks[@]} -eq 2 ]] || compgen -G "$dir/*.eml" >/dev/null || bad_input "$dir has no messages (*.eml)"
+	if [[ $messages -eq 1 ]]; then
+		compgen -G "$dir/*.eml" >/dev/null || bad_input "$dir has no messages (*.eml)"
+		checks=(check_validation check_cover check_identities) what='validation, cover letter and identities'
+	else
+		checks=(check_validation check_cover) what='validation and cover letter'
+	fi
 	# shellcheck disable=SC2310 # record_field is one pipeline; its output is the answer
 	[[ -n $(record_field "$dir/record" trees) && -n $(record_field "$dir/record" revision) ]] ||
 		bad_input "$dir/record has no revision or trees: write it with tools/submit.sh"
@@ -163,11 +168,7 @@ main() {
 		done <<<"$out"
 	done
 	if [[ $failed -eq 0 ]]; then
-		if [[ ${#checks[@]} -eq 2 ]]; then
-			info "ok: validation and cover letter of $(record_field "$dir/record" revision | sed 's/^/v/')"
-		else
-			info "ok: validation, cover letter and identities of $(record_field "$dir/record" revision | sed 's/^/v/')"
-		fi
+		info "ok: $what of $(record_field "$dir/record" revision | sed 's/^/v/')"
 	elif [[ $force -eq 0 ]]; then
 		return 1
 	fi
