@@ -18,7 +18,8 @@
  *    holds, or ENOTDIR while the name is not translated yet (reported as a
  *    skip, counted in the "translated" diagnostic), or ENOENT when the
  *    file does not exist;
- *  - the argument checks: bad nlen -> ENOTDIR, bad pointers -> EFAULT.
+ *  - the argument checks: bad nlen -> ENOTDIR, bad pointers -> EFAULT;
+ *  - as PID 1, without proc on /proc: ENOENT (no proc mount of its own).
  *
  * What a kernel config promises beyond that comes in the environment
  * variable SMOKE_EXPECT (for /init, the kernel parameter SMOKE_EXPECT=...:
@@ -308,6 +309,42 @@ static void check_arguments(int present)
 	munmap(bad, 4096);
 }
 
+/*
+ * Without proc on /proc, sysctl(2) finds no file, as the caller's own
+ * /proc/sys would give none (the series has no proc mount of its own):
+ * ENOENT, or ENOTDIR while the name is not translated yet.  Only PID 1
+ * covers /proc, and only for the time of one call.
+ */
+static void check_without_proc(int present)
+{
+	int name[2] = { CTL_KERN, KERN_OSTYPE };
+	char buf[64];
+	size_t len = sizeof(buf);
+	int err;
+
+	if (!present) {
+		ktap_result_skip_why("sysctl(2) not available (ENOSYS)",
+				     "- sysctl(2) without /proc mounted");
+		return;
+	}
+	if (mount("smoke", "/proc", "tmpfs", MS_RDONLY, NULL)) {
+		ktap_result(0, "- sysctl(2) without /proc mounted: mount: %s",
+			    strerror(errno));
+		return;
+	}
+	err = guest_sysctl(name, 2, buf, &len, NULL, 0);
+	if (umount2("/proc", 0))
+		ktap_print("umount of the tmpfs on /proc: %s", strerror(errno));
+	if (err == ENOTDIR) {
+		ktap_result_skip_why("not translated at this commit",
+				     "- sysctl(2) without /proc mounted");
+		return;
+	}
+	ktap_result(err == ENOENT,
+		    "- sysctl(2) without /proc mounted: %s (want %s)",
+		    err > 0 ? strerror(err) : "success", strerror(ENOENT));
+}
+
 /* Runs one program of /tests with a time limit; returns 1 when it passed. */
 static int run_child(const char *path)
 {
@@ -413,6 +450,8 @@ static void run_checks(void)
 	for (i = 0; i < ARRAY_SIZE(probes); i++)
 		check_probe(&probes[i], present);
 	check_arguments(present);
+	if (getpid() == 1 && (!expect || !*expect))
+		check_without_proc(present);
 	ktap_print("translated %d of %zu probed names", translated,
 		   ARRAY_SIZE(probes));
 }
