@@ -98,7 +98,7 @@ new_option_after_sysfs() {
 	[[ $output =~ ^kconfig:\ the\ parent\'s\ Kconfig\ does\ not\ parse\ \(init/Kconfig:[0-9]+:\ syntax\ error\):\ nothing\ to\ compare\ with$ ]]
 }
 
-@test "kconfig: no bison is an infrastructure error, named in one line" {
+@test "kconfig: no bison, or a kconfig parser that does not build, is an infrastructure error, named in one line" {
 	validate_commit_edit init/Kconfig "$(new_option_after_sysfs '"Sysctl syscall support" if EXPERT')" \
 		"sysctl: Add CONFIG_SYSCTL_SYSCALL for experts"
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
@@ -109,4 +109,12 @@ new_option_after_sysfs() {
 	PATH=$BATS_TEST_TMPDIR/bin run_check kconfig
 	[ "$status" -eq 2 ]
 	[ "$output" = "kconfig: bison is not installed (run: apt-get install bison)" ]
+	validate_commit_edit scripts/kconfig/util.c '1i #error broken' "kconfig: Break util.c"
+	validate_commit_edit init/Kconfig 's/^config FHANDLE$/config FHANDLE\n\t# a comment/' "fs: Comment FHANDLE"
+	run_check kconfig
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ $output =~ ^kconfig:\ the\ kconfig\ dumper\ does\ not\ build\ from\ scripts/kconfig\ of\ [0-9a-f]{12}:\ scripts/kconfig/util.c:1:[0-9]+:\ error:\ #error\ broken$ ]]
+	# shellcheck disable=SC2154 # set by run --separate-stderr
+	[[ $stderr == *"gcc "*"util.c"* ]]
 }
