@@ -157,29 +157,31 @@ commit_tool() {
 	[ "$output" = "kernel-doc: no scripts/kernel-doc in $WF_REPO" ]
 }
 
-@test "the runner picks up codespell, kernel-doc, w1 and clang as directories, with no edit to it" {
+@test "the runner picks up codespell, kernel-doc, kconfig, w1 and clang as directories, with no edit to it" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	# A copy of checks/ without them (kbuild.sh finds tools/ beside checks/).
 	local copy=$BATS_TEST_TMPDIR/wf/checks
 	mkdir -p "$copy"
 	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/wf/tools"
 	for d in "$CHECKS"/*; do
-		case ${d##*/} in codespell | kernel-doc | w1 | clang) continue ;; esac
+		case ${d##*/} in codespell | kernel-doc | kconfig | w1 | clang) continue ;; esac
 		cp -r "$d" "$copy/"
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
-	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/w1" "$CHECKS/clang" "$copy/"
-	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,w1,clang
+	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/kconfig" "$CHECKS/w1" "$CHECKS/clang" "$copy/"
+	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,kconfig,w1,clang
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	for check in codespell kernel-doc w1 clang; do [ "$(cell 1 $check)" = pass ]; done
+	# (the fixture's commit changes no Kconfig file: kconfig.bats tests it)
+	[ "$(cell 1 kconfig)" = skip ]
 	# Their columns in the report's tables (as many as 100 columns need),
 	# in the runner's order.
 	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch codespell sparse kernel-doc boot off nonet i386 noproc w1 clang qemu guest-off guest-nonet guest-i386 guest-noproc" ]
+		"checkpatch codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu guest-off guest-nonet guest-i386 guest-noproc" ]
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }
 

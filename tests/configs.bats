@@ -50,7 +50,7 @@ CHECK
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = \
-		'["checkpatch","codespell","sparse","kernel-doc","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
+		'["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
 	[ "$(reason 1 probe-boot)" = "probe-boot: config boot, build boot, 64-bit" ]
 	[ "$(reason 1 probe-i386)" = "probe-i386: config i386, build i386, 32-bit" ]
 	# -c probe selected its two results and the builds they need, no more.

@@ -16,7 +16,8 @@
 # fixture kernel), schedule.bats (its order by cost, its reports while
 # it runs, FAIL_FAST), distcc.bats (builds through a distccd on
 # loopback), configs.bats (the checks per config: the guest boots),
-# checks.bats (the codespell and kernel-doc checks on it), trees.bats,
+# checks.bats (the codespell and kernel-doc checks on it), kconfig.bats
+# (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
 # bisect.bats and mutants.bats (tools/mutants.sh on a fixture), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
@@ -33,7 +34,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
-	checks.bats distcc.bats trees.bats bisect.bats mutants.bats)
+	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats mutants.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else

@@ -34,15 +34,15 @@ last_line() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	started
-	# Stage 1, checkpatch, codespell and kernel-doc, on both commits
-	# before any build.
-	[ "$(started | head -n 6 | tr '\n' ' ')" = "1 checkpatch 1 codespell 1 kernel-doc 2 checkpatch 2 codespell 2 kernel-doc " ]
+	# Stage 1, checkpatch, codespell, kernel-doc and kconfig, on both
+	# commits before any build.
+	[ "$(started | head -n 8 | tr '\n' ' ')" = "1 checkpatch 1 codespell 1 kernel-doc 1 kconfig 2 checkpatch 2 codespell 2 kernel-doc 2 kconfig " ]
 	# Stage 2: the boot config at the base, then build and boot per
 	# commit, before any other config, sparse, W=1 or clang.
-	[ "$(started | sed -n '7,11p' | tr '\n' ' ')" = "0 boot 1 boot 1 qemu 2 boot 2 qemu " ]
-	[ "$(first_line ' (sparse|off|nonet|i386|noproc|w1|clang|guest-.*)$')" -eq 12 ]
+	[ "$(started | sed -n '9,13p' | tr '\n' ' ')" = "0 boot 1 boot 1 qemu 2 boot 2 qemu " ]
+	[ "$(first_line ' (sparse|off|nonet|i386|noproc|w1|clang|guest-.*)$')" -eq 14 ]
 	# The run says which result runs in which stage.
-	[[ $output == *"validate: in stages: 1: checkpatch codespell kernel-doc; 2: boot qemu; 3: "*"sparse"*"guest-noproc"* ]]
+	[[ $output == *"validate: in stages: 1: checkpatch codespell kernel-doc kconfig; 2: boot qemu; 3: "*"sparse"*"guest-noproc"* ]]
 	# Each result is said as it is known.
 	[[ $output == *"[    1/2] "*" checkpatch pass: checkpatch: 0 errors, 0 warnings, 0 checks"* ]]
 	[[ $output == *"[    2/2] "*" qemu       pass: "* ]]
@@ -105,7 +105,7 @@ CHECK
 	[ "$status" -eq 1 ]
 	[[ ${lines[-1]} == "validate: FAIL_FAST: stopped at the first failing result: 3/3 "*" sysctl: Add badly formatted code [checkpatch]: fail: checkpatch: 1 errors, "*" warnings, 0 checks" ]]
 	# No build started: the failure came from the first stage.
-	[ "$(started | grep -cvE ' (checkpatch|codespell|kernel-doc)$' || true)" -eq 0 ]
+	[ "$(started | grep -cvE ' (checkpatch|codespell|kernel-doc|kconfig)$' || true)" -eq 0 ]
 	[ "$(jq -r .state "$OUT/results.json")" = stopped ]
 	[ "$(cell 3 checkpatch)" = fail ]
 	[ "$(cell 1 checkpatch)" = pass ]

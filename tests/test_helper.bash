@@ -82,11 +82,14 @@ add_checkpatch_to_fixture() {
 	done
 }
 
-# The files of the packaged 6.1 base that the fixtures borrow.
+# The files of the packaged 6.1 base that the fixtures borrow (a
+# directory: all its files).
 KERNEL_FILES=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
-	scripts/get_maintainer.pl scripts/kernel-doc usr/gen_init_cpio.c)
+	scripts/get_maintainer.pl scripts/kernel-doc usr/gen_init_cpio.c
+	init/Kconfig scripts/kconfig scripts/Kconfig.include scripts/cc-version.sh scripts/as-version.sh
+	scripts/ld-version.sh scripts/min-tool-version.sh scripts/pahole-version.sh)
 
-# kernel_file PATH DEST: a file of the packaged 6.1 base (one of
+# kernel_file PATH DEST: a file or directory of the packaged 6.1 base (one of
 # KERNEL_FILES).  The tarball is read once per version of it and of the
 # list: the files are kept in the tests' cache under the tarball's size
 # and mtime and a hash of the list.
@@ -109,7 +112,7 @@ kernel_file() {
 	fi
 	[[ -r $dir/$path ]] || { echo "kernel_file: $path is not one of KERNEL_FILES" >&2; return 1; }
 	mkdir -p "$(dirname "$dest")"
-	cp "$dir/$path" "$dest"
+	cp -R "$dir/$path" "$dest"
 }
 
 # hold_lock FILE: a process of the test's own holds flock FILE, as a
