@@ -169,6 +169,11 @@ ported_with_resolution() {
 	[[ $output == *"(2 patch file(s) changed)"* ]]
 	ls "$WF_TOP/patches/6.12/port/fixups/0001-amend-sysctl-Add-new.c.patch" \
 		"$WF_TOP/patches/6.12/port/fixups/0002-fixup-sysctl-Initialise-three.patch"
+	# The amend! keeps the message it rewords; the fixup! needs no such record.
+	amends=$WF_TOP/patches/6.12/port/fixups/0001-amend-sysctl-Add-new.c.amends
+	[ "$(head -n 1 "$amends")" = "sysctl: Add new.c" ]
+	grep -qx 'Why this change is needed.' "$amends"
+	[ ! -e "$WF_TOP/patches/6.12/port/fixups/0002-fixup-sysctl-Initialise-three.amends" ]
 	grep -qx 'Reworded for the 6.12 base.' "$WF_TOP/patches/6.12/0001-sysctl-Add-new.c.patch"
 	grep -q '^+int three = 3; /\* 6.12 \*/$' "$WF_TOP/patches/6.12/0003-sysctl-Initialise-three.patch"
 	[ "$(find "$WF_TOP/patches/6.12" -maxdepth 1 -name '*.patch' | wc -l)" -eq 3 ]
@@ -185,6 +190,37 @@ ported_with_resolution() {
 	port --continue 6.1 6.12
 	[ "$status" -eq 1 ]
 	[[ ${lines[-1]} == "port: error: commit "*" sysctl: Something new in $PORT_TREE is not a fixup!, amend! or squash! commit (git commit --fixup=amend:<commit>); only those are kept" ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+}
+
+@test "port: an amend! fixup whose message the FROM series changed since stops the port" {
+	local fixups=$WF_TOP/patches/6.12/port/fixups from=$WF_TOP/patches/6.1/0001-sysctl-Add-new.c.patch
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	git -C "$PORT_TREE" commit -q --allow-empty -m "amend! sysctl: Add new.c" \
+		-m "sysctl: Add new.c" -m "Reworded for the 6.12 base."
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
+	cp "$from" "$BATS_TEST_TMPDIR/from"
+	# The 6.1 series says more in that message now: the amend! would put
+	# the old text back in 6.12, and a port that went on would say nothing.
+	sed -i '0,/^---$/s//Why new.c is needed, as review asked.\n\n---/' "$from"
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: fixup patches/6.12/port/fixups/0001-amend-sysctl-Add-new.c.patch rewords the message 'sysctl: Add new.c' had; patches/6.1 has changed that message since: delete the fixup and its .amends, port again and make the amend! again (CONTRIBUTING.md, Port the series)" ]]
+	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
+	# An amend! with no record of the message it rewords (saved before
+	# there were records) is not trusted either.
+	cp "$BATS_TEST_TMPDIR/from" "$from"
+	rm "$fixups/0001-amend-sysctl-Add-new.c.amends"
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "port: error: fixup patches/6.12/port/fixups/0001-amend-sysctl-Add-new.c.patch rewords 'sysctl: Add new.c' with no record of the message it rewords (patches/6.12/port/fixups/0001-amend-sysctl-Add-new.c.amends): delete it, port again and make the amend! again (CONTRIBUTING.md, Port the series)" ]]
+	# With the record back, the port goes through as before.
+	cp "$BATS_TEST_TMPDIR/before/port/fixups/0001-amend-sysctl-Add-new.c.amends" "$fixups/"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
 	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
 }
 

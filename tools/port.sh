@@ -22,7 +22,10 @@
 #   fixups/    fixup!/amend!/squash! commits as patch files: the edits
 #              that are not conflict resolutions (a reworded message, a
 #              change the TO base needs); applied after the series and
-#              folded with git rebase -i --autosquash.
+#              folded with git rebase -i --autosquash.  An amend! one
+#              replaces the whole message, so <fixup>.amends beside it
+#              keeps the message it rewords: when the FROM series has
+#              changed that message since, the port stops and says so.
 #
 # A patch whose conflicts rerere cannot resolve stops the port: one line
 # names the patch and the conflicting files, the git am stays in progress
@@ -270,7 +273,7 @@ load_fixups() {
 		copy_dir /nonexistent "$PORT_DIR/fixups"
 		return 0
 	fi
-	copy_dir "$saved/fixups" "$PORT_DIR/fixups" '*.patch'
+	copy_dir "$saved/fixups" "$PORT_DIR/fixups"
 }
 
 # start_port: a new port: the series and fixups copied aside, the recorded
@@ -426,14 +429,69 @@ continue_stopped() {
 
 # --- the fixups --------------------------------------------------------------
 
+# amended_message SUBJECT SERIES: the message of the commit of the series
+# refs/port/to-base..SERIES whose subject is SUBJECT, the one an amend!
+# fixup of that subject rewords.
+amended_message() {
+	local subject=$1 series=$2 c
+	c=$(repo_git log --format='%H %s' "refs/port/to-base..$series" |
+		awk -v s="$subject" 'substr($0, 42) == s { print $1; exit }')
+	[[ -n $c ]] || die "the fixup 'amend! $subject' names no commit of the port"
+	repo_git log -1 --format=%B "$c"
+}
+
+# record_amended_messages RESULT NOLD: beside each amend! fixup of the
+# commits RESULT..HEAD (written as the fixups after the NOLD old ones), the
+# message it rewords as the FROM series has it, in <fixup>.amends.
+record_amended_messages() {
+	local result=$1 n=$2 c subject file
+	local -a files commits
+	lines_of files find_fixups "$PORT_DIR/fixups.add"
+	lines_of commits git -C "$TREE" rev-list --reverse "$result..HEAD"
+	for c in "${commits[@]}"; do
+		file=${files[n]}
+		n=$((n + 1))
+		subject=$(git -C "$TREE" log -1 --format=%s "$c")
+		[[ $subject == 'amend! '* ]] || continue
+		amended_message "${subject#amend! }" refs/port/applied >"${file%.patch}.amends"
+	done
+}
+
+# find_fixups DIR: the fixup patches of DIR, in the order they apply.
+find_fixups() {
+	find "$1" -maxdepth 1 -name '*.patch' -type f | LC_ALL=C sort
+}
+
+# check_amends SERIES FIXUP...: an amend! fixup replaces the whole message
+# of its commit, so one written against a message the FROM series has
+# changed since would silently put the old text back.  Each must still
+# reword the message its .amends records.
+check_amends() {
+	local series=$1 f subject name
+	shift
+	for f; do
+		subject=$(git mailinfo /dev/null /dev/null <"$f" | sed -n 's/^Subject: //p')
+		[[ $subject == 'amend! '* ]] || continue
+		subject=${subject#amend! }
+		name=$TO_PATCHDIR/port/fixups/${f##*/}
+		if [[ ! -r ${f%.patch}.amends ]]; then
+			die "fixup $name rewords '$subject' with no record of the message it rewords (${name%.patch}.amends): delete it, port again and make the amend! again (CONTRIBUTING.md, Port the series)"
+		fi
+		if [[ "$(amended_message "$subject" "$series")" != "$(cat "${f%.patch}.amends")" ]]; then
+			die "fixup $name rewords the message '$subject' had; $FROM_PATCHDIR has changed that message since: delete the fixup and its .amends, port again and make the amend! again (CONTRIBUTING.md, Port the series)"
+		fi
+	done
+}
+
 # apply_fixups: the fixups on ST[tip], folded into the commits they name.
 apply_fixups() {
 	local out left
 	local -a fixups
-	mapfile -t fixups < <(find "$PORT_DIR/fixups" -maxdepth 1 -name '*.patch' -type f | LC_ALL=C sort)
+	lines_of fixups find_fixups "$PORT_DIR/fixups"
 	wf_run_note phase=fixups
 	reset_tree "${ST[tip]}"
 	if [[ ${#fixups[@]} -gt 0 ]]; then
+		( check_amends "${ST[tip]}" "${fixups[@]}" ) || { wf_run_end; exit 1; }
 		wf_committer_env
 		if ! out=$(git -C "$TREE" am -3 --empty=keep --committer-date-is-author-date "${fixups[@]}" 2>&1); then
 			left=$(cat "$GITDIR/rebase-apply/next" 2>/dev/null) || left=1
@@ -467,10 +525,11 @@ save_new_fixups() {
 		refuse "commit $bad in $TREE is not a fixup!, amend! or squash! commit (git commit --fixup=amend:<commit>); only those are kept"
 	# Kept for the user, should they not fold into the port.
 	repo_git update-ref refs/port/added-fixups HEAD
-	copy_dir "$WF_TOP/$TO_PATCHDIR/port/fixups" "$PORT_DIR/fixups.add" '*.patch'
+	copy_dir "$WF_TOP/$TO_PATCHDIR/port/fixups" "$PORT_DIR/fixups.add"
 	nold=$(find "$PORT_DIR/fixups.add" -name '*.patch' | wc -l)
 	# --always: an amend! commit that only rewords has no diff.
 	wf_format_patch "$TREE" "$result..HEAD" "$PORT_DIR/fixups.add" --always --start-number "$((nold + 1))"
+	record_amended_messages "$result" "$nold"
 	rm -rf "$PORT_DIR/fixups"
 	mv "$PORT_DIR/fixups.add" "$PORT_DIR/fixups"
 	info "$(repo_git rev-list --count "$result..HEAD") new fixup(s) from $TREE (refs/port/added-fixups)"
