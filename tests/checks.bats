@@ -108,6 +108,27 @@ commit_tool() {
 	[ "$(cell 1 checkpatch)" = pass ]
 }
 
+@test "checkpatch: a helper script that dies (spdxcheck.py without its modules) is an infrastructure error" {
+	# checkpatch.pl runs scripts/spdxcheck.py on each new SPDX line and
+	# goes on when it dies: without python3-ply the license check never ran.
+	printf '#!/usr/bin/env python3\nraise ModuleNotFoundError("No module named %s")\n' "'ply'" \
+		>"$WF_REPO/scripts/spdxcheck.py"
+	chmod +x "$WF_REPO/scripts/spdxcheck.py"
+	git -C "$WF_REPO" add -f scripts/spdxcheck.py
+	printf '// SPDX-License-Identifier: GPL-2.0\n\nint spdx_checked;\n' >"$WF_REPO/kernel/spdx.c"
+	git -C "$WF_REPO" add -f kernel/spdx.c
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "sysctl: Add spdx.c" -m "Why this change is needed."
+	validate -c checkpatch
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$(cell 1 checkpatch)" = infra ]
+	[ "$(reason 1 checkpatch)" = "checkpatch: a script run by checkpatch.pl failed, so not all of its checks ran: ModuleNotFoundError: No module named 'ply' (see the log)" ]
+	# The log keeps checkpatch's output, the traceback included.
+	grep -q '^Traceback (most recent call last):' "$(log 1 checkpatch)"
+	grep -q 'total: 0 errors' "$(log 1 checkpatch)"
+}
+
 @test "kernel-doc: a new kernel-doc error fails its commit; one the parent had does not; no C file is a skip" {
 	# tools/ (user space) is left out, so this commit has no file to check.
 	commit_tool '/**\n * tool_main() - The tool.\n */\nint tool_main(int argc)\n{\n\treturn argc;\n}\n'
