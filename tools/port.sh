@@ -431,20 +431,19 @@ continue_stopped() {
 
 # amended_message SUBJECT SERIES: the message of the commit of the series
 # refs/port/to-base..SERIES whose subject is SUBJECT, the one an amend!
-# fixup of that subject rewords.
+# fixup of that subject rewords; nothing when no commit has it.
 amended_message() {
 	local subject=$1 series=$2 c
 	c=$(repo_git log --format='%H %s' "refs/port/to-base..$series" |
 		awk -v s="$subject" 'substr($0, 42) == s { print $1; exit }')
-	[[ -n $c ]] || die "the fixup 'amend! $subject' names no commit of the port"
-	repo_git log -1 --format=%B "$c"
+	[[ -z $c ]] || repo_git log -1 --format=%B "$c"
 }
 
 # record_amended_messages RESULT NOLD: beside each amend! fixup of the
 # commits RESULT..HEAD (written as the fixups after the NOLD old ones), the
 # message it rewords as the FROM series has it, in <fixup>.amends.
 record_amended_messages() {
-	local result=$1 n=$2 c subject file
+	local result=$1 n=$2 c subject file text
 	local -a files commits
 	lines_of files find_fixups "$PORT_DIR/fixups.add"
 	lines_of commits git -C "$TREE" rev-list --reverse "$result..HEAD"
@@ -453,7 +452,9 @@ record_amended_messages() {
 		n=$((n + 1))
 		subject=$(git -C "$TREE" log -1 --format=%s "$c")
 		[[ $subject == 'amend! '* ]] || continue
-		amended_message "${subject#amend! }" refs/port/applied >"${file%.patch}.amends"
+		text=$(amended_message "${subject#amend! }" refs/port/applied)
+		[[ -n $text ]] || die "the fixup '$subject' names no commit of the port"
+		printf '%s\n' "$text" >"${file%.patch}.amends"
 	done
 }
 
@@ -462,36 +463,48 @@ find_fixups() {
 	find "$1" -maxdepth 1 -name '*.patch' -type f | LC_ALL=C sort
 }
 
-# check_amends SERIES FIXUP...: an amend! fixup replaces the whole message
+# stale_amend SERIES FIXUP...: an amend! fixup replaces the whole message
 # of its commit, so one written against a message the FROM series has
-# changed since would silently put the old text back.  Each must still
-# reword the message its .amends records.
-check_amends() {
-	local series=$1 f subject name
+# changed since would silently put the old text back.  Prints why the
+# first amend! that does not reword the message its .amends records (or
+# has no such record) cannot be folded; nothing when all can.
+stale_amend() {
+	local series=$1 f subject name have
 	shift
 	for f; do
 		subject=$(git mailinfo /dev/null /dev/null <"$f" | sed -n 's/^Subject: //p')
 		[[ $subject == 'amend! '* ]] || continue
 		subject=${subject#amend! }
 		name=$TO_PATCHDIR/port/fixups/${f##*/}
-		if [[ ! -r ${f%.patch}.amends ]]; then
-			die "fixup $name rewords '$subject' with no record of the message it rewords (${name%.patch}.amends): delete it, port again and make the amend! again (CONTRIBUTING.md, Port the series)"
+		have=$(amended_message "$subject" "$series")
+		if [[ -z $have ]]; then
+			printf "the fixup 'amend! %s' names no commit of the port\n" "$subject"
+		elif [[ ! -r ${f%.patch}.amends ]]; then
+			printf "fixup %s rewords '%s' with no record of the message it rewords (%s): delete it, port again and make the amend! again (CONTRIBUTING.md, Port the series)\n" \
+				"$name" "$subject" "${name%.patch}.amends"
+		elif [[ $have != "$(cat "${f%.patch}.amends")" ]]; then
+			printf "fixup %s rewords the message '%s' had; %s has changed that message since: delete the fixup and its .amends, port again and make the amend! again (CONTRIBUTING.md, Port the series)\n" \
+				"$name" "$subject" "$FROM_PATCHDIR"
+		else
+			continue
 		fi
-		if [[ "$(amended_message "$subject" "$series")" != "$(cat "${f%.patch}.amends")" ]]; then
-			die "fixup $name rewords the message '$subject' had; $FROM_PATCHDIR has changed that message since: delete the fixup and its .amends, port again and make the amend! again (CONTRIBUTING.md, Port the series)"
-		fi
+		return 0
 	done
 }
 
 # apply_fixups: the fixups on ST[tip], folded into the commits they name.
 apply_fixups() {
-	local out left
+	local out left stale
 	local -a fixups
 	lines_of fixups find_fixups "$PORT_DIR/fixups"
 	wf_run_note phase=fixups
 	reset_tree "${ST[tip]}"
 	if [[ ${#fixups[@]} -gt 0 ]]; then
-		( check_amends "${ST[tip]}" "${fixups[@]}" ) || { wf_run_end; exit 1; }
+		stale=$(stale_amend "${ST[tip]}" "${fixups[@]}")
+		if [[ -n $stale ]]; then
+			wf_run_end
+			die "$stale"
+		fi
 		wf_committer_env
 		if ! out=$(git -C "$TREE" am -3 --empty=keep --committer-date-is-author-date "${fixups[@]}" 2>&1); then
 			left=$(cat "$GITDIR/rebase-apply/next" 2>/dev/null) || left=1
