@@ -129,6 +129,32 @@ commit_tool() {
 	grep -q 'total: 0 errors' "$(log 1 checkpatch)"
 }
 
+@test "checkpatch: a message accepted for one file, with its reason, passes there and nowhere else" {
+	validate_commit_edit kernel/names.c 's/return 12;/return -ENOSYS;/' "sysctl: Answer ENOSYS when off"
+	# Not accepted: checkpatch's ENOSYS warning fails the commit.
+	validate -c checkpatch
+	[ "$status" -eq 1 ]
+	[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks" ]
+	grep -q "^WARNING:ENOSYS: ENOSYS means 'invalid syscall nr' and nothing else" "$(log 1 checkpatch)"
+	# Accepted for that file: a pass, and the summary says what it accepted.
+	local copy=$BATS_TEST_TMPDIR/wf/checks
+	mkdir -p "$copy"
+	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/wf/tools"
+	cp -r "$CHECKS/." "$copy/"
+	printf '# why\nENOSYS kernel/*.c the call is switched off\n' >"$copy/checkpatch/accepted"
+	WF_CHECKS_DIR=$copy validate -c checkpatch
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks; 1 accepted (ENOSYS in kernel/names.c)" ]
+	# Accepted for another file only, or another type: a fail again.
+	for line in 'ENOSYS kernel/other.c reason' 'ENOTSUPP kernel/names.c reason' 'ENOSYS kernel/names.c.orig reason'; do
+		printf '%s\n' "$line" >"$copy/checkpatch/accepted"
+		WF_CHECKS_DIR=$copy validate -c checkpatch
+		[ "$status" -eq 1 ]
+		[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks" ]
+	done
+}
+
 @test "kernel-doc: a new kernel-doc error fails its commit; one the parent had does not; no C file is a skip" {
 	# tools/ (user space) is left out, so this commit has no file to check.
 	commit_tool '/**\n * tool_main() - The tool.\n */\nint tool_main(int argc)\n{\n\treturn argc;\n}\n'
