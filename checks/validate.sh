@@ -331,7 +331,7 @@ assign_stages() {
 		if [[ -z $dep && -z ${C_build_dir[$c]:-} && -z ${R_CONFIG[$r]} ]]; then
 			STAGE[$r]=1
 		elif [[ -n ${C_per_config[$c]:-} && ${R_CONFIG[$r]} == "${PER_COMMIT[0]}" ]] ||
-			[[ -n $dep && -z ${C_build_dir[$c]:-} && ${STAGE[$dep]} -eq 2 ]]; then
+			[[ -n $dep && -z ${C_build_dir[$c]:-} && -z ${C_CONFIGS[$c]:-} && ${STAGE[$dep]} -eq 2 ]]; then
 			STAGE[$r]=2
 		else
 			STAGE[$r]=3

@@ -216,19 +216,19 @@ commit_tool() {
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/kconfig" "$CHECKS/w1" "$CHECKS/clang" "$copy/"
 	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,kconfig,w1,clang
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	for check in codespell kernel-doc w1 clang; do [ "$(cell 1 $check)" = pass ]; done
 	# (the fixture's commit changes no Kconfig file: kconfig.bats tests it)
 	[ "$(cell 1 kconfig)" = skip ]
 	# Their columns in the report's tables (as many as 100 columns need),
 	# in the runner's order.
 	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu guest-off guest-nonet guest-i386 guest-noproc" ]
+		"checkpatch codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu guest-boot guest-off guest-nonet guest-i386 guest-noproc" ]
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }
 

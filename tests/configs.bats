@@ -50,7 +50,7 @@ CHECK
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = \
-		'["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
+		'["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
 	[ "$(reason 1 probe-boot)" = "probe-boot: config boot, build boot, 64-bit" ]
 	[ "$(reason 1 probe-i386)" = "probe-i386: config i386, build i386, 32-bit" ]
 	# -c probe selected its two results and the builds they need, no more.
@@ -61,9 +61,10 @@ CHECK
 	# Every column within 100: the columns that do not fit go to a second table.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 	# (a subject of at least 20 columns: 7, 7 and 4 columns)
-	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 3 ]
-	grep -qE '^#   commit +subject +i386 +noproc w1 +clang +qemu +guest-off guest-nonet$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +guest-i386 guest-noproc probe-boot probe-i386$' "$OUT/report.txt"
+	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 4 ]
+	grep -qE '^#   commit +subject +nonet +i386 +noproc w1 +clang +qemu +guest-boot$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +guest-off guest-nonet guest-i386 guest-noproc probe-boot$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +probe-i386$' "$OUT/report.txt"
 	# The declarations a runner must refuse, in one line each.
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
@@ -176,6 +177,22 @@ CHECK
 	[[ $(reason 2 guest-noproc) == *"not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=noproc says: it answers" ]]
 	grep -q '^# sysctl(2) is present$' "$(console 2 guest-off)"
 	grep -q '^# sysctl(2) is absent (ENOSYS)$' "$(console 3 guest-off)"
+}
+
+@test "guest: the boot kernel booted with sysctl_syscall=off must not answer; one that ignores the switch fails" {
+	command -v strace >/dev/null || skip "no strace to make the fixture's sysctl(2) answer"
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl(2) answers\\n");\n&/' \
+		"sysctl: Answer"
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl_syscall= ignored\\n");\n&/' \
+		"sysctl: Answer whatever the kernel command line says"
+	validate -c guest-boot
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 guest-boot)" = pass ]
+	[ "$(reason 1 guest-boot)" = "boots; the smoke test passes (x86_64 /init, sysctl_syscall=off, SMOKE_EXPECT=enosys), 0 of 13 names translated" ]
+	grep -q '^# sysctl(2) is absent (ENOSYS)$' "$(console 1 guest-boot)"
+	[ "$(cell 2 guest-boot)" = fail ]
+	[[ $(reason 2 guest-boot) == "boot failed (x86_64 /init, sysctl_syscall=off, SMOKE_EXPECT=enosys): FAIL: "*"not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=enosys says: it answers" ]]
 }
 
 @test "guest: noproc passes without /proc/sys, fails on the commit where it appears, and needs its expectation" {

@@ -436,8 +436,8 @@ fake_stages() {
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == "pass "*" sysctl: Initialise three: checkpatch: 0 errors, 0 warnings, 0 checks" ]]
 	[[ ${lines[1]} == "fail "*" sysctl: Add badly formatted code: checkpatch: 1 errors, 2 warnings, 0 checks" ]]
-	[[ $output == *"WARNING: space prohibited before semicolon"* ]]
-	[[ $output == *"ERROR: trailing whitespace"* ]]
+	[[ $output == *"WARNING:SPACING: space prohibited before semicolon"* ]]
+	[[ $output == *"ERROR:TRAILING_WHITESPACE: trailing whitespace"* ]]
 	[ "${lines[-1]}" = "checkpatch: 2 commit(s): 1 pass, 1 fail" ]
 	# make checkpatch RANGE=a..b: the same, on that range only.
 	run make -s -C "$REPO_ROOT" checkpatch RANGE=fixture-topic~1..fixture-topic

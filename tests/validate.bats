@@ -77,7 +77,7 @@ html_matches_json() {
 	grep -qxF -- '- is no result: clang run(s) at the tip only' "$OUT/report.txt"
 	grep -qE '^1 +[0-9a-f]{12} .* -( |$)' "$OUT/report.txt"
 	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
-	[[ $output == *"33 result(s): 0 failed, 0 from the cache (marked *), 33 run now, 0 infrastructure error(s)"* ]]
+	[[ $output == *"35 result(s): 0 failed, 0 from the cache (marked *), 35 run now, 0 infrastructure error(s)"* ]]
 	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one.* +pass +pass' "$OUT/report.txt"
 	# The table fits in 100 columns; the page has the same grid.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
@@ -87,7 +87,7 @@ html_matches_json() {
 	stamp=$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)
 	validate
 	[ "$status" -eq 0 ]
-	[[ $output == *"33 result(s): 0 failed, 33 from the cache (marked *), 0 run now"* ]]
+	[[ $output == *"35 result(s): 0 failed, 35 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
 	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate on.* +pass\* +pass\*' "$OUT/report.txt"
 	[ "$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
@@ -116,8 +116,8 @@ html_matches_json() {
 	[ "$(jq -c '[.commits[].results.checkpatch.cached]' "$OUT/results.json")" = '[true,true,true]' ]
 	[ "$(cell 2 checkpatch)" = fail ]
 	[ "$(cell 3 checkpatch)" = fail ]
-	grep -q "ERROR: trailing whitespace" "$(log 2 checkpatch)"
-	grep -q "WARNING: space prohibited before semicolon" "$(log 2 checkpatch)"
+	grep -q "ERROR:TRAILING_WHITESPACE: trailing whitespace" "$(log 2 checkpatch)"
+	grep -q "WARNING:SPACING: space prohibited before semicolon" "$(log 2 checkpatch)"
 	# The failure names its log file.
 	grep -A2 '^fail 2 [0-9a-f]* sysctl: Add badly formatted code \[checkpatch\]' "$OUT/report.txt" |
 		grep -qxF "  log: $(log 2 checkpatch)"
@@ -308,7 +308,7 @@ TOOL
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]
-	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu guest-off guest-nonet guest-i386 guest-noproc)" ]
+	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu guest-boot guest-off guest-nonet guest-i386 guest-noproc)" ]
 	# matrix.txt's tip-only debug row is built by make stress, not per commit
 	validate -c debug
 	[ "$status" -eq 2 ]
@@ -376,7 +376,7 @@ CHECK
 	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_PROGRESS_INTERVAL=1 validate -c checkpatch,subject
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	[ "$(cell 1 subject)" = pass ]
 	[ "$(cell 2 subject)" = skip ]
 	[ "$(cell 3 subject)" = fail ]
