@@ -207,6 +207,24 @@ html_matches_json() {
 	for row in 1 2 3 4; do [ "$(cell $row boot)" = pass ]; done
 }
 
+@test "validate: a boot kernel that wires sysctl(2) up and turns it on must not answer ENOSYS" {
+	# The smoke test skips what ENOSYS keeps it from checking; the qemu
+	# check knows from the tree and the .config that the call must be there.
+	mkdir -p "$WF_REPO/arch/x86/entry/syscalls"
+	printf '156\t64\t_sysctl\t\t\tsys_sysctl\n' >"$WF_REPO/arch/x86/entry/syscalls/syscall_64.tbl"
+	git -C "$WF_REPO" add -f arch/x86/entry/syscalls/syscall_64.tbl
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("# sysctl(2) is present\\n");\n&/' \
+		"x86/syscalls: Wire up sysctl(2)"
+	validate_commit_edit kernel/main.c 's/# sysctl(2) is present/# sysctl(2) is absent (ENOSYS)/' \
+		"sysctl: Answer nothing"
+	validate -c qemu
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 qemu)" = pass ]
+	[ "$(cell 2 qemu)" = fail ]
+	[ "$(reason 2 qemu)" = "sysctl(2) answers ENOSYS, though this commit wires it up for x86_64 and the config turns it on" ]
+}
+
 @test "validate: rewording a message re-runs only its checkpatch; editing patch 2 re-checks 2..3 only" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
