@@ -539,12 +539,13 @@ stress_fixture() {
 	# -a: half the kills aimed at export's first phase, where it writes
 	# the new patch directory beside the old one: an export that does not
 	# remove what a killed one left cannot start again.  (Random moments
-	# over the whole run can all miss the windows that need a cleanup.)
-	WF_TEST_NO_RECOVERY=1 run "$TOOLS/faults.sh" -a -s 3 -k 4 export
+	# over the whole run can all miss the windows that need a cleanup;
+	# with export's 60 ms, four kills on a busy machine sometimes did: 12
+	# make a miss of all of them unlikely.)
+	WF_TEST_NO_RECOVERY=1 run "$TOOLS/faults.sh" -a -s 3 -k 12 export
 	echo "$output"
 	[ "$status" -eq 1 ]
-	grep -qE '^export +\| [0-4] +\| ' <<<"$output"
-	[[ $output != *"export | 4     | 4/4       | 4/4"* ]]
+	grep -qE '^export +\| [0-9]+ +\| ' <<<"$output"
 
 	log=$WF_CACHE/branches/6.1/faults/log.txt
 	cat "$log"
