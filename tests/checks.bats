@@ -137,19 +137,16 @@ commit_tool() {
 	[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks" ]
 	grep -q "^WARNING:ENOSYS: ENOSYS means 'invalid syscall nr' and nothing else" "$(log 1 checkpatch)"
 	# Accepted for that file: a pass, and the summary says what it accepted.
-	local copy=$BATS_TEST_TMPDIR/wf/checks
-	mkdir -p "$copy"
-	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/wf/tools"
-	cp -r "$CHECKS/." "$copy/"
-	printf '# why\nENOSYS kernel/*.c the call is switched off\n' >"$copy/checkpatch/accepted"
-	WF_CHECKS_DIR=$copy validate -c checkpatch
+	checks_copy
+	printf '# why\nENOSYS kernel/*.c the call is switched off\n' >"$CHECKS_COPY/checkpatch/accepted"
+	WF_CHECKS_DIR=$CHECKS_COPY validate -c checkpatch
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks; 1 accepted (ENOSYS in kernel/names.c)" ]
 	# Accepted for another file only, or another type: a fail again.
 	for line in 'ENOSYS kernel/other.c reason' 'ENOTSUPP kernel/names.c reason' 'ENOSYS kernel/names.c.orig reason'; do
-		printf '%s\n' "$line" >"$copy/checkpatch/accepted"
-		WF_CHECKS_DIR=$copy validate -c checkpatch
+		printf '%s\n' "$line" >"$CHECKS_COPY/checkpatch/accepted"
+		WF_CHECKS_DIR=$CHECKS_COPY validate -c checkpatch
 		[ "$status" -eq 1 ]
 		[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks" ]
 	done

@@ -20,17 +20,6 @@ setup() {
 	BUILD_ROOT=$WF_CACHE/branches/6.1/validate/build
 }
 
-# checks_copy: a copy of checks/ in CHECKS_COPY, for a test's edits,
-# beside links to tools/ and qemu-boot/ (the build check's scripts find
-# tools/lib.sh next to their checks directory).
-checks_copy() {
-	mkdir -p "$BATS_TEST_TMPDIR/wf"
-	CHECKS_COPY=$BATS_TEST_TMPDIR/wf/checks
-	cp -r "$CHECKS" "$CHECKS_COPY"
-	ln -s "$TOOLS" "$BATS_TEST_TMPDIR/wf/tools"
-	ln -s "$QEMU_BOOT" "$BATS_TEST_TMPDIR/wf/qemu-boot"
-}
-
 @test "configs: a new check declaring 'configs' gets <check>-<config> results, in the matrix's order, on its config's build" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	checks_copy

@@ -317,6 +317,17 @@ validate_commit_edit() {
 		commit -q -s -m "$3" -m "${4:-Why this change is needed.}"
 }
 
+# checks_copy: a copy of checks/ in CHECKS_COPY, for a test's edits,
+# beside links to tools/ and qemu-boot/ (the build check's scripts find
+# tools/lib.sh next to their checks directory).
+checks_copy() {
+	mkdir -p "$BATS_TEST_TMPDIR/wf"
+	CHECKS_COPY=$BATS_TEST_TMPDIR/wf/checks
+	cp -r "$CHECKS" "$CHECKS_COPY"
+	ln -s "$TOOLS" "$BATS_TEST_TMPDIR/wf/tools"
+	ln -s "$QEMU_BOOT" "$BATS_TEST_TMPDIR/wf/qemu-boot"
+}
+
 # The validator on the fixture range and its results, for the suites of
 # the checks (validate.bats, checks.bats, configs.bats); OUT is the
 # output directory.
