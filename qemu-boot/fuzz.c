@@ -1023,16 +1023,6 @@ static int expected(const struct call *c)
 		mask |= E_NOTDIR;
 	if ((c->old.p || c->lenp.p) && !readable(&c->lenp, sizeof(size_t)))
 		mask |= E_FAULT;
-	/*
-	 * A *oldlenp that can be read but not written fails the call before
-	 * the name is looked at (v3: nothing may be written before the
-	 * write-back is known to work), so with an nlen in range EFAULT may
-	 * come before the ENOTDIR of the name.
-	 */
-	if (c->lenp.p && c->nlen >= 0 && c->nlen <= CTL_MAXNAME &&
-	    readable(&c->lenp, sizeof(size_t)) && c->lenp.wr >= 0 &&
-	    c->lenp.wr < (long)sizeof(size_t))
-		mask |= E_FAULT;
 	if (nlen_valid(c) && !readable(&c->nm, c->nlen * sizeof(int)))
 		mask |= E_FAULT;
 	if (nlen_valid(c) && c->kname && !top_known(c->kname[0]))
