@@ -17,7 +17,7 @@ export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
 endif
 
 .PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
-	bench-validate submit send trailers trees other-base bisect test test-tools \
+	cost-stages bench-validate submit send trailers trees other-base bisect test test-tools \
 	lint help clean
 
 ## all: the whole pipeline on one branch (BRANCH=, default the first of branches.txt): deps, base, rebuild, validate every commit, stress the tip
@@ -67,6 +67,10 @@ boot:
 ## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1)
 validate: rebuild
 	@WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) checks/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
+
+## cost-stages: the tip built once more with qemu-boot/cost-stages.patch (debug only): the median time of each stage of a sysctl(2) call next to open/read/close (SAMPLES=)
+cost-stages:
+	@tools/cost-stages.sh $(if $(SAMPLES),-n $(SAMPLES))
 
 ## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=, PROGRAMS=fuzz,threads only those)
 stress: rebuild $(STRESS_AFTER)

@@ -52,6 +52,24 @@
  * the environment makes it call system call N instead of sysctl(2), to
  * see it fail.
  *
+ * COST_STAGES=1 in the environment runs the stage breakdown instead, on a
+ * kernel built with qemu-boot/cost-stages.patch (tools/cost-stages.sh):
+ * per name, COST_SAMPLES rounds of one sysctl(2) read, whose stages the
+ * instrumented kernel times with the TSC, and one open/read/close whose
+ * three calls are timed here; then one line per method,
+ *
+ *   # cost: stages <name> sysctl args_ns=... name_ns=... ... total_ns=...
+ *   # cost: stages <name> proc open_ns=... read_ns=... close_ns=... total_ns=...
+ *
+ * medians of each stage, converted with the TSC's rate against
+ * CLOCK_MONOTONIC.  The kernel's stages do not include the entry and the
+ * exit of the system call, where the last reference to the file goes
+ * (__fput() runs there): call_ns, the whole sysctl(2) call timed here,
+ * has them.  The open/read/close stages include one entry and exit each
+ * (getppid_ns, printed with them).  The result is "ok 1 cost: stages"
+ * with the figures, "not ok" when a call fails or the kernel has no
+ * instrumentation (the report name is then ENOTDIR).
+ *
  * Build:  gcc -static -O2 -Wall -Wextra -Werror [-m32] cost.c
  */
 #define _GNU_SOURCE
@@ -456,6 +474,152 @@ static void measure(int rounds, int batch, double overhead, int record)
 	}
 }
 
+/* The name that makes an instrumented kernel report its stages. */
+static const int stages_name[] = { CTL_KERN, -4242 };
+
+/* The kernel's stages, as qemu-boot/cost-stages.patch stamps them. */
+static const char *const kernel_stages[] = {
+	NULL, "args", "name", "lookup", "log", "open", "prep", "read",
+	"convert", "free", "fput", "copyout",
+};
+#define NR_KSTAGES (sizeof(kernel_stages) / sizeof(kernel_stages[0]))
+
+/* The instrumented kernel's count and medians (ticks); 0 or an errno. */
+static int kernel_report(uint32_t *out)
+{
+	size_t len = NR_KSTAGES * sizeof(uint32_t);
+
+	memset(out, 0, len);
+	return guest_sysctl(stages_name, 2, out, &len, NULL, 0);
+}
+
+static double median_ticks(uint64_t *v, int n)
+{
+	double d[n];
+	int i;
+
+	for (i = 0; i < n; i++)
+		d[i] = v[i];
+	qsort(d, n, sizeof(d[0]), cmp_double);
+	return pct(d, n, 50);
+}
+
+/* The stage breakdown of COST_STAGES=1; returns the exit status. */
+static int run_stages(int samples)
+{
+	uint64_t *p_open, *p_read, *p_close, *entry, *call, t0, t1, t2, t3;
+	uint32_t k[NR_KSTAGES];
+	char figure[512] = "stages:";
+	size_t flen = strlen(figure), si;
+	char buf[BUF_SIZE];
+	double ksum, psum;
+	int i, r, err;
+
+	ticks_per_ns = tsc_calibrate(100000000);
+	if (ticks_per_ns <= 0) {
+		fail("stages", "no TSC to time the stages with", 0);
+		return result(NULL);
+	}
+	err = kernel_report(k);
+	if (err) {
+		fail("stages", "the kernel reports no stages "
+		     "(not built with qemu-boot/cost-stages.patch?): ", err);
+		return result(NULL);
+	}
+	p_open = calloc(samples, sizeof(*p_open));
+	p_read = calloc(samples, sizeof(*p_read));
+	p_close = calloc(samples, sizeof(*p_close));
+	entry = calloc(samples, sizeof(*entry));
+	call = calloc(samples, sizeof(*call));
+	if (!p_open || !p_read || !p_close || !entry || !call) {
+		fail("stages", "out of memory", 0);
+		return result(NULL);
+	}
+	for (r = 0; r < samples; r++) {
+		t0 = rdtsc();
+		syscall(SYS_getppid);
+		entry[r] = rdtsc() - t0;
+	}
+	ktap_print("cost: stages tsc_ticks_per_ns=%.4f samples=%d "
+		   "getppid_ns=%.0f", ticks_per_ns, samples,
+		   median_ticks(entry, samples) / ticks_per_ns);
+	for (i = 0; i < nnames; i++) {
+		struct name *n = &names[i];
+		char line[512];
+		size_t len;
+		int fd;
+
+		for (r = -samples / 10; r < samples; r++) {
+			if (r == 0 && (err = kernel_report(k))) {
+				fail(n->label, "stage report: ", err);
+				return result(NULL);
+			}
+			len = sizeof(buf);
+			t0 = rdtsc();
+			err = guest_sysctl(n->name, n->nlen, buf, &len, NULL, 0);
+			t1 = rdtsc();
+			if (r >= 0)
+				call[r] = t1 - t0;
+			if (err || !len) {
+				fail(n->label, "sysctl(2): ", err);
+				return result(NULL);
+			}
+			t0 = rdtsc();
+			fd = open(n->path, O_RDONLY);
+			t1 = rdtsc();
+			if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0) {
+				fail(n->path, "", errno);
+				return result(NULL);
+			}
+			t2 = rdtsc();
+			close(fd);
+			t3 = rdtsc();
+			if (r >= 0) {
+				p_open[r] = t1 - t0;
+				p_read[r] = t2 - t1;
+				p_close[r] = t3 - t2;
+			}
+		}
+		err = kernel_report(k);
+		if (err || k[0] != (uint32_t)samples) {
+			fail(n->label, err ? "stage report: " :
+			     "the kernel sampled another number of calls", err);
+			return result(NULL);
+		}
+		len = snprintf(line, sizeof(line), "cost: stages %s sysctl",
+			       n->label);
+		ksum = 0;
+		for (si = 1; si < NR_KSTAGES; si++) {
+			ksum += k[si];
+			len += snprintf(line + len, sizeof(line) - len,
+					" %s_ns=%.0f", kernel_stages[si],
+					k[si] / ticks_per_ns);
+		}
+		/*
+		 * The call as the program sees it: the stages, the entry and
+		 * the exit, where the file's last reference goes (__fput()).
+		 */
+		ktap_print("%s total_ns=%.0f call_ns=%.0f", line, ksum / ticks_per_ns,
+			   median_ticks(call, samples) / ticks_per_ns);
+		psum = median_ticks(p_open, samples) +
+		       median_ticks(p_read, samples) +
+		       median_ticks(p_close, samples);
+		ktap_print("cost: stages %s proc open_ns=%.0f read_ns=%.0f "
+			   "close_ns=%.0f total_ns=%.0f", n->label,
+			   median_ticks(p_open, samples) / ticks_per_ns,
+			   median_ticks(p_read, samples) / ticks_per_ns,
+			   median_ticks(p_close, samples) / ticks_per_ns,
+			   psum / ticks_per_ns);
+		if (flen < sizeof(figure))
+			flen += snprintf(figure + flen, sizeof(figure) - flen,
+					 "%s %s kernel_ns=%.0f proc_ns=%.0f",
+					 i ? ";" : "", n->label,
+					 ksum / ticks_per_ns,
+					 psum / ticks_per_ns);
+	}
+	return result(figure);
+}
+
 static double median_of(int name, int method, int global, int samples)
 {
 	int i;
@@ -512,6 +676,8 @@ int main(void)
 	}
 	if (failures)
 		return result(NULL);
+	if (env_int("cost", "COST_STAGES", 0, 0, 1))
+		return run_stages(samples);
 
 	for (i = 0; i < nnames; i++)
 		for (j = 0; j < NR_PER_NAME; j++)

@@ -52,6 +52,10 @@ setup_file() {
 	diff -r "$before" "$WF_TOP/patches/6.1"
 }
 
+@test "series: the stage stamps of make cost-stages apply to the tip" {
+	git -C "$TEST_CACHE/branches/6.1/linux" apply --check "$QEMU_BOOT/cost-stages.patch"
+}
+
 @test "series: every commit passes checkpatch --strict" {
 	run "$CHECKS/checkpatch.sh"
 	echo "$output" | tail -n 30

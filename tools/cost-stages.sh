@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Where the time of a sysctl(2) call goes: a debug-only measurement.
+#
+#   tools/cost-stages.sh [-c COMMIT] [-n SAMPLES] [-o OUTDIR]
+#
+# Checks COMMIT (default: the branch's tip in the cache repo) out in the
+# worktree $WF_CACHE/cost-stages/linux, applies qemu-boot/cost-stages.patch
+# (which stamps the TSC at the end of each stage of a call and never goes
+# into the series), builds the boot config in $WF_CACHE/cost-stages/build,
+# and boots it once with the cost program (64 and 32 bit) in its stage
+# mode (COST_STAGES=1, SAMPLES rounds per name, default 2000).  Prints,
+# per name and entry point, the median of each stage of the call next to
+# the open, read and close of the same file, and writes OUTDIR (default
+# $WF_TOP/out/cost-stages): the console log and stages.txt, the table.
+# A patch that no longer applies is said in one line: regenerate it from
+# an instrumented copy of kernel/sysctl_binary.c.
+# Exit status: 0 measured, 1 the guest failed, 2 could not run.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+STAGES_DIR=$WF_CACHE/cost-stages
+PATCH=$WF_HOME/qemu-boot/cost-stages.patch
+
+usage() {
+	echo "usage: $0 [-c COMMIT] [-n SAMPLES] [-o OUTDIR]" >&2
+	exit 2
+}
+
+# prepare_tree COMMIT: the instrumented source in $STAGES_DIR/linux.
+prepare_tree() {
+	local commit=$1 tree=$STAGES_DIR/linux
+	recover_worktree "$tree"
+	scratch_worktree "$tree" "$commit"
+	git -C "$tree" apply "$PATCH" 2>/dev/null ||
+		die "qemu-boot/cost-stages.patch does not apply to $(git -C "$tree" log -1 --format='%h %s'): regenerate it"
+}
+
+# table LOG: the stage lines of the console LOG, one row per entry point
+# (the 64-bit program runs first, then the 32-bit one), name and method.
+table() {
+	awk '{ sub(/^(# )+/, "") }
+		/^cost: stages tsc/ { entry = entry ? "32-bit" : "64-bit"; next }
+		/^cost: stages [^ ]+ (sysctl|proc) / {
+			printf "%-7s %-28s %-6s", entry, $3, $4
+			for (i = 5; i <= NF; i++) printf " %s", $i
+			print ""
+		}' "$1"
+}
+
+main() {
+	local commit='' samples=2000 out='' opt kernel bin rc=0
+	while getopts 'c:n:o:' opt; do
+		case $opt in
+		c) commit=$OPTARG ;;
+		n) samples=$OPTARG ;;
+		o) out=$OPTARG ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -eq 0 ]] || usage
+	[[ $samples =~ ^[0-9]+$ && $samples -ge 11 && $samples -le 4096 ]] ||
+		die "SAMPLES must be a number from 11 to 4096 (the kernel keeps 4096), not '$samples'"
+	[[ -r $PATCH ]] || die "$PATCH is missing"
+	[[ -d $WF_REPO/.git ]] || die "no cache repo at $WF_REPO (run: make rebuild)"
+	commit=$(repo_git rev-parse -q --verify "${commit:-$TOPIC_NAME}^{commit}") ||
+		die "no commit '${commit:-$TOPIC_NAME}' in the cache repo"
+	out=${out:-$WF_OUT/cost-stages}
+	mkdir -p "$out" "$STAGES_DIR"
+	wf_lock cost-stages
+	prepare_tree "$commit"
+	info "building the boot config of $(git -C "$STAGES_DIR/linux" log -1 --format='%h %s' "$commit") with the stage stamps"
+	"$WF_HOME/checks/build.sh" -s "$STAGES_DIR/linux" -o "$STAGES_DIR/build" boot ||
+		die "the instrumented boot config does not build (log: $STAGES_DIR/build/build.log)"
+	kernel=$STAGES_DIR/build/arch/x86/boot/bzImage
+	bin=$STAGES_DIR/bin
+	rm -rf "$bin"
+	"$WF_HOME/qemu-boot/programs.sh" -o "$bin" cost cost_32 >/dev/null
+	"$WF_HOME/qemu-boot/mkinitramfs.sh" -n -o "$STAGES_DIR/stages.cpio" "$bin"/*
+	info "booting it: $samples rounds per name and entry point"
+	"$WF_HOME/qemu-boot/run.sh" -i "$STAGES_DIR/stages.cpio" -t 1800 \
+		-a "COST_STAGES=1 COST_SAMPLES=$samples" -l "$out/console.log" "$kernel" >/dev/null || rc=$?
+	{
+		echo "# $(git -C "$STAGES_DIR/linux" log -1 --format='%h %s' "$commit"), $samples rounds, medians in ns"
+		grep -E '^(# )+cost: stages tsc' "$out/console.log" | sed -E 's/^(# )+cost: stages /# /' || true
+		printf '%-7s %-28s %-6s %s\n' entry name method 'stage medians (ns)'
+		table "$out/console.log"
+	} >"$out/stages.txt"
+	cat "$out/stages.txt"
+	[[ $rc -eq 0 ]] || info "the guest failed (status $rc): $out/console.log"
+	return "$rc"
+}
+
+main "$@"
