@@ -8,7 +8,7 @@
 #
 #   checks/stress.sh [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED]
 #                    [-T SECONDS] [-t TIMEOUT] [-P NAMES] [-p PROGRAM]...
-#                    [-a ARGS] [-C] [-f]
+#                    [-a ARGS] [-R RECORDED] [-C] [-f]
 #
 # SRC is the kernel work tree (default: the cache repo's), built in
 # $WF_CACHE/build/debug and, for the cost figures, $WF_CACHE/build/boot;
@@ -28,6 +28,12 @@
 # environment: GUEST_SYSCTL_NR=N makes them call system call N instead,
 # to see them fail); -C skips the cost run on the boot config.  Writes
 # OUTDIR (default $WF_TOP/out/stress): the console logs, summary.txt.
+# The cost run on the boot config runs the cost program 64-bit and
+# 32-bit (the compat entry point); the summary sets each name's ratio to
+# open/read/close beside the one recorded in RECORDED (default
+# qemu-boot/cost-recorded.txt) and marks one more than 10% above it as a
+# regression: a figure for a person to read, not a failure (the guest's
+# timing is too noisy to fail a run on).
 #
 # A run that passed or failed is kept in $WF_CACHE/stress/results
 # ($WF_STRESS_RESULTS when set), keyed
@@ -55,13 +61,17 @@ set -euo pipefail
 . "$WF_HOME/checks/lib-validate.sh"
 
 GUEST=$WF_HOME/qemu-boot
+# The cost figures last recorded, and how far above them a ratio is
+# reported as a regression (percent).
+RECORDED=$GUEST/cost-recorded.txt
+REGRESSION_PCT=10
 # The guest's /tests, built by qemu-boot/programs.sh.
 PROGRAMS=(kselftest kselftest_32 fuzz fuzz_32 threads threads_32 cost)
 RUNNER=${WF_STRESS_RUN:-$WF_HOME/qemu-boot/run.sh}
 MKINITRAMFS=${WF_STRESS_MKINITRAMFS:-$WF_HOME/qemu-boot/mkinitramfs.sh}
 
 usage() {
-	echo "usage: $0 [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED] [-T SECONDS] [-t TIMEOUT] [-P NAMES] [-p PROGRAM]... [-a ARGS] [-C] [-f]" >&2
+	echo "usage: $0 [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED] [-T SECONDS] [-t TIMEOUT] [-P NAMES] [-p PROGRAM]... [-a ARGS] [-R RECORDED] [-C] [-f]" >&2
 	exit 2
 }
 
@@ -220,6 +230,45 @@ summary() {
 	fuzz_figures "$OUT/debug-console.log"
 }
 
+# cost_against_recorded LOG: each ratio of the cost programs of the boot
+# run (LOG) beside the one recorded in RECORDED ("program name ratio"
+# lines, '#' comments), "REGRESSION" when more than REGRESSION_PCT
+# percent above it.
+cost_against_recorded() {
+	printf '\ncost on the boot config (sysctl(2) / open+read+close, medians) against %s:\n' "${RECORDED#"$WF_HOME"/}"
+	program_rows "$1" | awk -F'\t' -v pct="$REGRESSION_PCT" -v recorded="$RECORDED" '
+		BEGIN {
+			while ((getline line < recorded) > 0) {
+				if (line ~ /^[ \t]*(#|$)/)
+					continue
+				split(line, f, /[ \t]+/)
+				rec[f[1] " " f[2]] = f[3]
+			}
+			printf "%-8s %-28s %6s %9s %7s\n", "program", "name", "ratio", "recorded", "change"
+		}
+		$1 ~ /^cost(_32)?$/ {
+			sub(/^cost: /, "", $3)
+			n = split($3, parts, /; /)
+			for (i = 1; i <= n; i++) {
+				if (!match(parts[i], /ratio=[0-9.]+/))
+					continue
+				split(parts[i], w, " ")
+				name = w[1]
+				ratio = substr(parts[i], RSTART + 6, RLENGTH - 6)
+				key = $1 " " name
+				if (!(key in rec)) {
+					printf "%-8s %-28s %6s %9s %7s\n", $1, name, ratio, "-", "(none recorded)"
+					continue
+				}
+				change = (ratio / rec[key] - 1) * 100
+				flag = ""
+				if (change > pct)
+					flag = "  REGRESSION (more than " pct "% above the recorded ratio)"
+				printf "%-8s %-28s %6s %9s %+6.0f%%%s\n", $1, name, ratio, rec[key], change, flag
+			}
+		}'
+}
+
 # fuzz_figures LOG: what each fuzzer run tried and got, a column per
 # build (64-bit, 32-bit), as qemu-boot/ktap.awk reads the console.
 fuzz_figures() {
@@ -260,6 +309,7 @@ result_key() {
 		printf 'tree %s image %s\ncalls %s seed %s secs %s timeout %s cost %s append %s\n' \
 			"$tree" "$image" "$CALLS" "$SEED" "$SECS" "$TIMEOUT" "$cost" "$APPEND"
 		printf 'programs %s\n' "${PROGRAMS[*]}"
+		printf 'recorded %s\n' "$(vl_hash <"$RECORDED")"
 		# What builds, boots and judges the guests: whole directories, as
 		# validate hashes a check's (qemu-boot/ has the smoke test too).
 		for p in checks/stress.sh checks/build.sh checks/build qemu-boot; do
@@ -306,7 +356,7 @@ main() {
 	SRC=$WF_REPO OUT=$WF_OUT/stress CALLS=100000 SEED=1 SECS=10 TIMEOUT=1800
 	EXTRA=() APPEND='' KERNEL_ARG='' RESULTS=${WF_STRESS_RESULTS:-$WF_CACHE/stress/results}
 	local force=0 key names=''
-	while getopts 's:o:k:n:S:T:t:P:p:a:Cf' opt; do
+	while getopts 's:o:k:n:S:T:t:P:p:a:R:Cf' opt; do
 		case $opt in
 		s) SRC=$OPTARG ;;
 		o) OUT=$OPTARG ;;
@@ -318,6 +368,7 @@ main() {
 		P) names=$OPTARG ;;
 		p) EXTRA+=("$OPTARG") ;;
 		a) APPEND=$OPTARG ;;
+		R) RECORDED=$OPTARG ;;
 		C) cost=0 ;;
 		f) force=1 ;;
 		*) usage ;;
@@ -332,6 +383,7 @@ main() {
 	[[ " ${PROGRAMS[*]} " == *' cost '* ]] || cost=0
 	[[ -d $SRC ]] || bad_input "kernel tree $SRC does not exist (run: make rebuild)"
 	[[ -z $kernel || -r $kernel ]] || bad_input "kernel image $kernel does not exist"
+	[[ -r $RECORDED ]] || bad_input "the recorded cost figures $RECORDED do not exist"
 	for name in fuzz threads cost; do
 		[[ -r $GUEST/$name.c ]] || bad_input "$GUEST/$name.c is missing"
 	done
@@ -383,7 +435,10 @@ main() {
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	boot debug "$kernel" "$OUT/debug.cpio" 2 COST_SAMPLES=300 || rc=$?
 	if [[ -n $boot_kernel ]]; then
-		"$MKINITRAMFS" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost"
+		# The compat entry point too.
+		"$GUEST/programs.sh" -o "$OUT/bin" cost_32 >/dev/null ||
+			bad_input "cannot build the 32-bit cost program"
+		"$MKINITRAMFS" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost" "$OUT/bin/41-cost_32"
 		RUNS+=(boot)
 		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		boot boot "$boot_kernel" "$OUT/boot.cpio" 1 || {
@@ -391,7 +446,10 @@ main() {
 			[[ $r -gt $rc ]] && rc=$r
 		}
 	fi
-	summary >"$OUT/summary.txt.tmp"
+	{
+		summary
+		[[ -z $boot_kernel ]] || cost_against_recorded "$OUT/boot-console.log"
+	} >"$OUT/summary.txt.tmp"
 	mv "$OUT/summary.txt.tmp" "$OUT/summary.txt"
 	cat "$OUT/summary.txt"
 	# A failure for want of space is no result: never kept.

@@ -152,3 +152,26 @@ stress() {
 	[[ $output == *"building the boot config of $WF_REPO (for the cost figures)"* ]]
 	[ -e "$WF_CACHE/branches/6.1/build/boot/arch/x86/boot/bzImage" ]
 }
+
+@test "stress: the cost run has both entry points, and a ratio 10% above the recorded one is reported" {
+	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
+	# The fixture guest's cost programs say ratio=0.50.
+	rec=$BATS_TEST_TMPDIR/recorded.txt
+	printf '# comment\ncost kernel.ostype 0.50\ncost_32 kernel.ostype 0.40\n' >"$rec"
+	run "$CHECKS/stress.sh" -n 100 -T 1 -R "$rec"
+	[ "$status" -eq 0 ]
+	sum=$WF_TOP/out/6.1/stress/summary.txt
+	grep -qE '^boot +cost +pass +cost: kernel.ostype ratio=0.50' "$sum"
+	grep -qE '^boot +cost_32 +pass +cost: kernel.ostype ratio=0.50' "$sum"
+	grep -qE '^cost +kernel.ostype +0.50 +0.50 +\+0%$' "$sum"
+	grep -qE '^cost_32 +kernel.ostype +0.50 +0.40 +\+25%  REGRESSION \(more than 10% above the recorded ratio\)$' "$sum"
+	# Not a failure: a figure for a person; nothing recorded is said so.
+	printf 'cost kernel.ostype 0.46\n' >"$rec"
+	run "$CHECKS/stress.sh" -n 100 -T 1 -R "$rec"
+	[ "$status" -eq 0 ]
+	grep -qE '^cost +kernel.ostype +0.50 +0.46 +\+9%$' "$sum"
+	grep -qE '^cost_32 +kernel.ostype +0.50 +- +\(none recorded\)$' "$sum"
+	run "$CHECKS/stress.sh" -n 100 -T 1 -R "$BATS_TEST_TMPDIR/nothing.txt"
+	[ "$status" -eq 2 ]
+	[[ $output == *"the recorded cost figures $BATS_TEST_TMPDIR/nothing.txt do not exist"* ]]
+}
