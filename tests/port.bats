@@ -224,6 +224,35 @@ ported_with_resolution() {
 	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
 }
 
+@test "port: new fixups after a deleted one are numbered after the last, each amend! with its own record" {
+	local fixups=$WF_TOP/patches/6.12/port/fixups
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	# Two amend! fixups, then the first deleted (a stale one, as the
+	# port asks): the one left is 0002, one file.
+	git -C "$PORT_TREE" commit -q --allow-empty -m "amend! sysctl: Add new.c" \
+		-m "sysctl: Add new.c" -m "Reworded for the 6.12 base."
+	git -C "$PORT_TREE" commit -q --allow-empty -m "amend! sysctl: Initialise three" \
+		-m "sysctl: Initialise three" -m "Three, reworded for 6.12."
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	rm "$fixups"/0001-amend-sysctl-Add-new.c.*
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	# A new amend! now: numbered 0003, after the last, not 0002 again.
+	git -C "$PORT_TREE" commit -q --allow-empty -m "amend! sysctl: Add new.c" \
+		-m "sysctl: Add new.c" -m "Reworded again for the 6.12 base."
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	[ "$(cd "$fixups" && echo *)" = "0002-amend-sysctl-Initialise-three.amends 0002-amend-sysctl-Initialise-three.patch 0003-amend-sysctl-Add-new.c.amends 0003-amend-sysctl-Add-new.c.patch" ]
+	[ "$(head -n 1 "$fixups/0002-amend-sysctl-Initialise-three.amends")" = "sysctl: Initialise three" ]
+	[ "$(head -n 1 "$fixups/0003-amend-sysctl-Add-new.c.amends")" = "sysctl: Add new.c" ]
+	grep -qx 'Reworded again for the 6.12 base.' "$WF_TOP/patches/6.12/0001-sysctl-Add-new.c.patch"
+	grep -qx 'Three, reworded for 6.12.' "$WF_TOP/patches/6.12/0003-sysctl-Initialise-three.patch"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+}
+
 @test "port: bad input is named in one line and changes nothing" {
 	cp -r "$WF_TOP" "$BATS_TEST_TMPDIR/top-before"
 	for args in "6.1" "" "6.1 6.13" "6.0 6.12" "6.1 6.1" "--continue 6.12 6.12"; do

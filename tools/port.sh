@@ -532,7 +532,7 @@ apply_fixups() {
 # made on it in the port tree join the fixups (<TO dir>/port/fixups and
 # them, numbered after), and the port goes back to folding the fixups.
 save_new_fixups() {
-	local result=${ST[result]} bad nold
+	local result=${ST[result]} bad nold last
 	bad=$(git -C "$TREE" log --format='%h %s' "$result..HEAD" | grep -m1 -v -E '^[0-9a-f]+ (fixup|amend|squash)! ') || true
 	[[ -z $bad ]] ||
 		refuse "commit $bad in $TREE is not a fixup!, amend! or squash! commit (git commit --fixup=amend:<commit>); only those are kept"
@@ -540,8 +540,13 @@ save_new_fixups() {
 	repo_git update-ref refs/port/added-fixups HEAD
 	copy_dir "$WF_TOP/$TO_PATCHDIR/port/fixups" "$PORT_DIR/fixups.add"
 	nold=$(find "$PORT_DIR/fixups.add" -name '*.patch' | wc -l)
+	# Numbered after the highest number, not the count: after a deleted
+	# fixup (a stale amend!) the count would give a number in use, and
+	# the new fixup would sort among the old ones.
+	last=$(find "$PORT_DIR/fixups.add" -name '[0-9][0-9][0-9][0-9]-*.patch' -printf '%f\n' |
+		cut -c1-4 | LC_ALL=C sort | tail -n 1)
 	# --always: an amend! commit that only rewords has no diff.
-	wf_format_patch "$TREE" "$result..HEAD" "$PORT_DIR/fixups.add" --always --start-number "$((nold + 1))"
+	wf_format_patch "$TREE" "$result..HEAD" "$PORT_DIR/fixups.add" --always --start-number "$((10#${last:-0} + 1))"
 	record_amended_messages "$result" "$nold"
 	rm -rf "$PORT_DIR/fixups"
 	mv "$PORT_DIR/fixups.add" "$PORT_DIR/fixups"
