@@ -407,13 +407,16 @@ for path in sys.argv[1:]:
 EOF
 }
 
-# fix_base_commit DIR: b4 0.12 with the branch-description strategy writes
-# the fork point's parent ("<base>~1") as base-commit; put the base there.
-fix_base_commit() {
-	local f base
-	base=$(b4_git rev-parse "$B4_BASE^{commit}")
+# describe_base DIR VERSION: the base in words a reader can act on.  The
+# base is the import of the Debian package, a commit in no public tree:
+# a "base-commit:" naming it would send b4 and the build robots looking
+# for it in vain (and b4 0.12 writes its parent anyway).  Its line
+# becomes "base: <package> <version> (Debian), Linux <upstream version>".
+describe_base() {
+	local f what
+	what="base: $TOPIC_PACKAGE $2 (Debian), Linux ${2%%-*}"
 	for f in "$1"/*.eml; do
-		sed -i "s/^base-commit: .*/base-commit: $base/" "$f"
+		sed -i "s/^base-commit: .*/$what/" "$f"
 	done
 }
 
@@ -603,7 +606,7 @@ main() {
 	run_b4 prep --auto-to-cc
 	mkdir -p "$tmp/msgs"
 	run_b4 send --no-sign -o "$tmp/msgs"
-	fix_base_commit "$tmp/msgs"
+	describe_base "$tmp/msgs" "$(package_version)"
 	retarget_patches "$tmp/msgs"
 	trees=$(round_trip "$tmp/msgs" "$sender")
 	tree=${trees##* }
