@@ -29,7 +29,7 @@ use_checkout() {
 	# The base is the Debian package: the import commit is in no public
 	# tree, so no message names it as a base-commit.
 	grep -qx "base: linux-source-6.1 6.1.99-1 (Debian), Linux 6.1.99" "$cover"
-	[ -z "$(grep -l '^base-commit:' "$dir"/*.eml)" ]
+	if grep -q '^base-commit:' "$dir"/*.eml; then false; fi
 	grep -q '^change-id: [0-9]*-fixture-topic-' "$cover"
 	msgid=$(sed -n 's/^Message-Id: //p' "$cover")
 	for f in "$dir"/000[1-5]-*.eml; do

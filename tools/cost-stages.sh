@@ -64,6 +64,7 @@ main() {
 		die "SAMPLES must be a number from 11 to 4096 (the kernel keeps 4096), not '$samples'"
 	[[ -r $PATCH ]] || die "$PATCH is missing"
 	[[ -d $WF_REPO/.git ]] || die "no cache repo at $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
 	commit=$(repo_git rev-parse -q --verify "${commit:-$TOPIC_NAME}^{commit}") ||
 		die "no commit '${commit:-$TOPIC_NAME}' in the cache repo"
 	out=${out:-$WF_OUT/cost-stages}
