@@ -73,3 +73,24 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" = "first bad commit: $broken sysctl: Break the boot" ]
 }
+
+@test "bisect-run: the default boot step boots what the build step built, without a second make" {
+	# A make that only says it ran; the build step stands in for the real one.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho "make $*" >>"%s/make-calls"\nexit 2\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/make"
+	chmod +x "$BATS_TEST_TMPDIR/bin/make"
+	unset WF_BISECT_BOOT
+	cd "$WF_REPO"
+	git checkout -q fixture-topic~4
+	# Enough of a kernel tree for checks/build.sh to get to make.
+	mkdir -p kernel/configs arch/x86/configs
+	: >kernel/configs/tiny-base.config
+	: >kernel/configs/tiny.config
+	: >arch/x86/configs/tiny.config
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run "$TOOLS/bisect-run.sh"
+	echo "$output"
+	# No kernel was built, so the boot fails; but nothing after the
+	# build step may have called make.
+	[ "$status" -ne 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/make-calls" ]
+}

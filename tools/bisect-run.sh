@@ -20,9 +20,10 @@
 #
 # The commands are those of the boot check, overridable for tests:
 #   WF_BISECT_BUILD  default: checks/build.sh -s "$SRC" -o "$OUT" boot
-#   WF_BISECT_BOOT   default: checks/boot.sh -s "$SRC" -o "$OUT"
-#                    (incremental rebuild, the series' kselftest when the
-#                    tree has it, initramfs, qemu-boot/run.sh)
+#   WF_BISECT_BOOT   default: checks/boot.sh -B -s "$SRC" -o "$OUT"
+#                    (the kernel the build step made, the series'
+#                    kselftest when the tree has it, initramfs,
+#                    qemu-boot/run.sh; no second make)
 # Both run with bash -c, with SRC (the tree under test, default: the
 # current git work tree) and OUT (the build directory, default
 # $WF_CACHE/build/bisect-boot) exported.  A bisection that was killed
@@ -46,7 +47,7 @@ test_step() {
 	# shellcheck disable=SC2016 # expanded by bash -c
 	local build=${WF_BISECT_BUILD:-'"$WF_HOME/checks/build.sh" -s "$SRC" -o "$OUT" boot'}
 	# shellcheck disable=SC2016 # expanded by bash -c
-	local boot=${WF_BISECT_BOOT:-'"$WF_HOME/checks/boot.sh" -s "$SRC" -o "$OUT"'}
+	local boot=${WF_BISECT_BOOT:-'"$WF_HOME/checks/boot.sh" -B -s "$SRC" -o "$OUT"'}
 	bash -c "$build" >"$OUT/bisect-build.log" 2>&1 || rc=$?
 	if [[ $rc -ne 0 ]]; then
 		if [[ ${WF_BISECT_BUILD_FAIL:-skip} == bad ]]; then
