@@ -148,3 +148,15 @@ Signed-off-by: Other <other@mail.example.com>"
 	[[ $output == *"preflight: error: refusing: identity: 1 author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first patch 5 '[PATCH 5/5] sysctl: Initialise one': author Sysctl Compat <sysctl-compat@example.org> (take authorship: SENDER='Name <address>', see CONTRIBUTING.md)"* ]]
 	[ ! -e "$WF_TOP/cover-letters/6.1/sent/v1" ]
 }
+
+@test "preflight: a cover letter with a placeholder left in it refuses, naming it" {
+	printf '\n@TESTING@\n' >>"$WF_TOP/cover-letters/6.1/v1.txt"
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"preflight: error: refusing: cover: the cover letter (cover-letters/6.1/v1.txt) still has the placeholder @TESTING@: fill it in"* ]]
+	[ ! -e "$WF_TOP/out/6.1/submit/v1" ]
+	sed -i 's/^@TESTING@$/Tested on the fixture./' "$WF_TOP/cover-letters/6.1/v1.txt"
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 0 ]
+}

@@ -10,8 +10,9 @@
 #   - validation: a commit of DIR (by tree id) has a failed or missing
 #     result for a check in the last validation (out/<id>/validate/results.json;
 #     WF_VALIDATE_RESULTS names another file);
-#   - cover: the cover letter is the one of the previous sent revision
-#     (cover-letters/sent/vK/cover.txt);
+#   - cover: the cover letter still has a placeholder (@NAME@, what a
+#     draft has yet to fill in), or is the one of the previous sent
+#     revision (cover-letters/sent/vK/cover.txt);
 #   - identity: a patch's author or one of its Signed-off-by lines uses a
 #     reserved example domain (example.com/.net/.org, .example, .test,
 #     .invalid, .localhost): such an address cannot certify the DCO.
@@ -99,9 +100,15 @@ check_validation() {
 		echo "validation: $bad of $n commit(s) lack a passing result, first $first (run: make validate)"
 }
 
-# check_cover DIR: the cover letter differs from the previous revision's.
+# check_cover DIR: the cover letter has no placeholder left (@NAME@, as a
+# draft marks what is still to be written) and differs from the previous
+# revision's.
 check_cover() {
-	local dir=$1 rev prev
+	local dir=$1 rev prev hole
+	hole=$(grep -o -m1 -E '@[A-Z][A-Z0-9_]*@' "$dir/cover.txt" | head -n 1) || true
+	if [[ -n $hole ]]; then
+		echo "cover: the cover letter ($(record_field "$dir/record" cover)) still has the placeholder $hole: fill it in"
+	fi
 	rev=$(record_field "$dir/record" revision)
 	prev=$(prev_sent_revision "$rev")
 	[[ -n $prev ]] || return 0
