@@ -512,7 +512,7 @@ static int run_stages(int samples)
 	char figure[512] = "stages:";
 	size_t flen = strlen(figure), si;
 	char buf[BUF_SIZE];
-	double ksum, psum;
+	double ksum, psum, po, pr, pc;
 	int i, r, err;
 
 	ticks_per_ns = tsc_calibrate(100000000);
@@ -601,14 +601,13 @@ static int run_stages(int samples)
 		 */
 		ktap_print("%s total_ns=%.0f call_ns=%.0f", line, ksum / ticks_per_ns,
 			   median_ticks(call, samples) / ticks_per_ns);
-		psum = median_ticks(p_open, samples) +
-		       median_ticks(p_read, samples) +
-		       median_ticks(p_close, samples);
+		po = median_ticks(p_open, samples);
+		pr = median_ticks(p_read, samples);
+		pc = median_ticks(p_close, samples);
+		psum = po + pr + pc;
 		ktap_print("cost: stages %s proc open_ns=%.0f read_ns=%.0f "
 			   "close_ns=%.0f total_ns=%.0f", n->label,
-			   median_ticks(p_open, samples) / ticks_per_ns,
-			   median_ticks(p_read, samples) / ticks_per_ns,
-			   median_ticks(p_close, samples) / ticks_per_ns,
+			   po / ticks_per_ns, pr / ticks_per_ns, pc / ticks_per_ns,
 			   psum / ticks_per_ns);
 		if (flen < sizeof(figure))
 			flen += snprintf(figure + flen, sizeof(figure) - flen,

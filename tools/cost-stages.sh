@@ -14,7 +14,9 @@
 # $WF_TOP/out/cost-stages): the console log and stages.txt, the table.
 # A patch that no longer applies is said in one line: regenerate it from
 # an instrumented copy of kernel/sysctl_binary.c.
-# Exit status: 0 measured, 1 the guest failed, 2 could not run.
+# Exit status: 0 measured; the runner's when the guest did not pass (1
+# failed, 2 could not run); 1 when the tree cannot be instrumented or
+# built.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +51,7 @@ table() {
 }
 
 main() {
-	local commit='' samples=2000 out='' opt kernel bin rc=0
+	local commit='' samples=2000 out='' opt kernel bin what rc=0
 	while getopts 'c:n:o:' opt; do
 		case $opt in
 		c) commit=$OPTARG ;;
@@ -71,7 +73,8 @@ main() {
 	mkdir -p "$out" "$STAGES_DIR"
 	wf_lock cost-stages
 	prepare_tree "$commit"
-	info "building the boot config of $(git -C "$STAGES_DIR/linux" log -1 --format='%h %s' "$commit") with the stage stamps"
+	what=$(git -C "$STAGES_DIR/linux" log -1 --format='%h %s' "$commit")
+	info "building the boot config of $what with the stage stamps"
 	"$WF_HOME/checks/build.sh" -s "$STAGES_DIR/linux" -o "$STAGES_DIR/build" boot ||
 		die "the instrumented boot config does not build (log: $STAGES_DIR/build/build.log)"
 	kernel=$STAGES_DIR/build/arch/x86/boot/bzImage
@@ -83,7 +86,7 @@ main() {
 	"$WF_HOME/qemu-boot/run.sh" -i "$STAGES_DIR/stages.cpio" -t 1800 \
 		-a "COST_STAGES=1 COST_SAMPLES=$samples" -l "$out/console.log" "$kernel" >/dev/null || rc=$?
 	{
-		echo "# $(git -C "$STAGES_DIR/linux" log -1 --format='%h %s' "$commit"), $samples rounds, medians in ns"
+		echo "# $what, $samples rounds, medians in ns"
 		grep -E '^(# )+cost: stages tsc' "$out/console.log" | sed -E 's/^(# )+cost: stages /# /' || true
 		printf '%-7s %-28s %-6s %s\n' entry name method 'stage medians (ns)'
 		table "$out/console.log"
