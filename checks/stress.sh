@@ -51,7 +51,7 @@
 # failure of the kernel: one line names it, status 2.  Killed, the run
 # leaves no summary.txt (it is written last, under a temporary name); the
 # next run says what it cleaned up (lock and marker: tools/lib.sh).
-# WF_STRESS_RUN and WF_STRESS_MKINITRAMFS replace qemu-boot/run.sh and
+# WF_TEST_STRESS_RUN and WF_TEST_STRESS_MKINITRAMFS replace qemu-boot/run.sh and
 # qemu-boot/mkinitramfs.sh (tests/fixtures/stress: a guest without a
 # kernel, for the tests and tools/faults.sh).
 set -euo pipefail
@@ -67,8 +67,8 @@ RECORDED=$GUEST/cost-recorded.txt
 REGRESSION_PCT=10
 # The guest's /tests, built by qemu-boot/programs.sh.
 PROGRAMS=(kselftest kselftest_32 fuzz fuzz_32 threads threads_32 cost)
-RUNNER=${WF_STRESS_RUN:-$WF_HOME/qemu-boot/run.sh}
-MKINITRAMFS=${WF_STRESS_MKINITRAMFS:-$WF_HOME/qemu-boot/mkinitramfs.sh}
+RUNNER=${WF_TEST_STRESS_RUN:-$WF_HOME/qemu-boot/run.sh}
+MKINITRAMFS=${WF_TEST_STRESS_MKINITRAMFS:-$WF_HOME/qemu-boot/mkinitramfs.sh}
 
 usage() {
 	echo "usage: $0 [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED] [-T SECONDS] [-t TIMEOUT] [-P NAMES] [-p PROGRAM]... [-a ARGS] [-R RECORDED] [-C] [-f]" >&2

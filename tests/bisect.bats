@@ -9,9 +9,9 @@ setup() {
 	# A "build" that fails on an #error, a "boot" that fails on a marker
 	# (expanded by bash -c in bisect-run.sh).
 	# shellcheck disable=SC2016
-	export WF_BISECT_BUILD='! grep -rq "^#error" "$SRC/kernel"'
+	export WF_TEST_BISECT_BUILD='! grep -rq "^#error" "$SRC/kernel"'
 	# shellcheck disable=SC2016
-	export WF_BISECT_BOOT='! grep -q BROKEN "$SRC/kernel/sysctl.c"'
+	export WF_TEST_BISECT_BOOT='! grep -q BROKEN "$SRC/kernel/sysctl.c"'
 	"$TOOLS/rebuild.sh"
 	commit_in_repo kernel/sysctl.c '/* one */\nint one = 1;\n/* two */\nint two;\n/* three */\nint three;\n' "sysctl: Initialise one"
 	commit_in_repo kernel/new.c '#error half done\n' "sysctl: Add new.c, not building yet"
@@ -37,7 +37,7 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"sysctl: Break the boot: boot or smoke test failed -> bad"* ]]
 	# A runner that could not run (qemu-boot/run.sh exit 2) is a skip.
-	WF_BISECT_BOOT='exit 2' run "$TOOLS/bisect-run.sh"
+	WF_TEST_BISECT_BOOT='exit 2' run "$TOOLS/bisect-run.sh"
 	[ "$status" -eq 125 ]
 }
 
@@ -79,7 +79,7 @@ setup() {
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
 	printf '#!/bin/sh\necho "make $*" >>"%s/make-calls"\nexit 2\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/make"
 	chmod +x "$BATS_TEST_TMPDIR/bin/make"
-	unset WF_BISECT_BOOT
+	unset WF_TEST_BISECT_BOOT
 	cd "$WF_REPO"
 	git checkout -q fixture-topic~4
 	# Enough of a kernel tree for checks/build.sh to get to make.

@@ -288,7 +288,7 @@ CHECK
 
 @test "guest: the real kernels of WF_TEST_KERNELS boot with their expectations" {
 	[[ -n ${WF_TEST_KERNELS:-} ]] || skip "WF_TEST_KERNELS names no directory of real kernels"
-	unset WF_VALIDATE_GUEST_RUN
+	unset WF_TEST_VALIDATE_GUEST_RUN
 	for cfg in off nonet i386 noproc; do
 		build=$BATS_TEST_TMPDIR/build/$cfg
 		mkdir -p "$build/arch/x86/boot" "$BATS_TEST_TMPDIR/out-$cfg"

@@ -11,8 +11,8 @@
 # tests/fixtures/validate need, in the base), a checkout with three
 # patches by a developer, a cover letter and a passing validation, and
 # the cache with the rebuilt branch.  Prints the environment that points
-# the tools there: WF_* (WF_VALIDATE_BOOT: the fixture's boot), the
-# fixture guest of make stress (WF_STRESS_RUN, WF_STRESS_MKINITRAMFS,
+# the tools there: WF_* (WF_TEST_VALIDATE_BOOT: the fixture's boot), the
+# fixture guest of make stress (WF_TEST_STRESS_RUN, WF_TEST_STRESS_MKINITRAMFS,
 # FAULTS_STRESS_KERNEL), git's identity, ccache's directory.
 set -euo pipefail
 
@@ -69,9 +69,9 @@ main() {
 export WF_CACHE='$WF_CACHE' WF_SRC_DIR='$WF_SRC_DIR' WF_PKG_VERSION='$WF_PKG_VERSION'
 export WF_TOP='$WF_TOP' WF_REPO='$WF_REPO'
 export GIT_CONFIG_GLOBAL='$GIT_CONFIG_GLOBAL' GIT_CONFIG_NOSYSTEM=1
-export WF_VALIDATE_BOOT='$fix/boot.sh' CCACHE_DIR='$dir/ccache'
-export WF_STRESS_RUN='$REPO_ROOT/tests/fixtures/stress/run.sh'
-export WF_STRESS_MKINITRAMFS='$REPO_ROOT/tests/fixtures/stress/mkinitramfs.sh'
+export WF_TEST_VALIDATE_BOOT='$fix/boot.sh' CCACHE_DIR='$dir/ccache'
+export WF_TEST_STRESS_RUN='$REPO_ROOT/tests/fixtures/stress/run.sh'
+export WF_TEST_STRESS_MKINITRAMFS='$REPO_ROOT/tests/fixtures/stress/mkinitramfs.sh'
 export FAULTS_STRESS_KERNEL='$dir/bzImage'
 EOF
 }

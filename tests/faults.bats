@@ -269,7 +269,7 @@ half_sent() {
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	cp -p "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
 	# shellcheck disable=SC2016 # expanded by bash -c in other-base.sh
-	export WF_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
+	export WF_TEST_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
 	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	[ "$status" -eq 0 ]
 	reference=$(grep -v '^base: ' <<<"$output")
@@ -290,9 +290,9 @@ half_sent() {
 }
 
 @test "bisect-run: a killed bisection is ended and bisected again" {
-	export WF_BISECT_BUILD=true
+	export WF_TEST_BISECT_BUILD=true
 	# shellcheck disable=SC2016 # expanded by bash -c in bisect-run.sh
-	export WF_BISECT_BOOT='! test -e "$SRC/kernel/f4.c"'
+	export WF_TEST_BISECT_BOOT='! test -e "$SRC/kernel/f4.c"'
 	run "$TOOLS/bisect-run.sh" start refs/tags/base/6.1.99-1 fixture-topic
 	[ "$status" -eq 0 ]
 	reference=${lines[-1]}
@@ -435,8 +435,8 @@ half_sent() {
 # kept result (-f).
 stress_fixture() {
 	printf 'not a kernel\n' >"$BATS_TEST_TMPDIR/bzImage"
-	WF_STRESS_RUN=$REPO_ROOT/tests/fixtures/stress/run.sh \
-		WF_STRESS_MKINITRAMFS=$REPO_ROOT/tests/fixtures/stress/mkinitramfs.sh FIXTURE_STRESS_DELAY=0 \
+	WF_TEST_STRESS_RUN=$REPO_ROOT/tests/fixtures/stress/run.sh \
+		WF_TEST_STRESS_MKINITRAMFS=$REPO_ROOT/tests/fixtures/stress/mkinitramfs.sh FIXTURE_STRESS_DELAY=0 \
 		run "$CHECKS/stress.sh" -f -k "$BATS_TEST_TMPDIR/bzImage" -n 2000 -T 1 -t 60 "$@"
 }
 
@@ -616,9 +616,11 @@ stress_fixture() {
 	# that does not look at the disk: both rows short, the run fails.
 	mkdir "$BATS_TEST_TMPDIR/wf"
 	cp -a "$REPO_ROOT/tools" "$REPO_ROOT/checks" "$REPO_ROOT/qemu-boot" "$BATS_TEST_TMPDIR/wf/"
-	# shellcheck disable=SC2016 # shell code for the copy
-	sed -i '/^infra_reason() {$/a\	[[ $RC -ne 0 ]] && return 0' "$BATS_TEST_TMPDIR/wf/checks/validate.sh"
-	sed -i '/^infra_error_if_full() {$/a\	return 0' "$BATS_TEST_TMPDIR/wf/checks/stress.sh"
+	# (the two bugs are mutants of their own; here they show that the
+	# row notices them)
+	for m in validate-full-disk-failed stress-full-disk-unchecked; do
+		git -C "$BATS_TEST_TMPDIR/wf" apply "$REPO_ROOT/tests/mutants/$m.patch"
+	done
 	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$BATS_TEST_TMPDIR/wf/tools/faults.sh" -n full-disk
 	echo "$output"
 	[ "$status" -eq 1 ]

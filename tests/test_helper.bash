@@ -289,8 +289,8 @@ setup_validate_fixture() {
 	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -m "Add the fixture kernel"
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
 	export VALIDATE_RANGE=fixture-base..fixture-topic
-	export WF_VALIDATE_BOOT=$fix/boot.sh
-	export WF_VALIDATE_GUEST_RUN=$fix/guest-run.sh
+	export WF_TEST_VALIDATE_BOOT=$fix/boot.sh
+	export WF_TEST_VALIDATE_GUEST_RUN=$fix/guest-run.sh
 	add_gen_init_cpio
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
 }

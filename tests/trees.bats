@@ -73,14 +73,14 @@ setup() {
 	[ "$output" = "trees: error: patch directory $WF_TOP/patches.x does not exist" ]
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	cp "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
-	WF_OTHER_BUILD=true run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
+	WF_TEST_OTHER_BUILD=true run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	[ "$status" -eq 1 ]
 	[ "$output" = "other-base: error: patch directory $WF_TOP/patches.x does not exist" ]
 	mkdir "$WF_TOP/patches.x"
 	run "$TOOLS/trees.sh"
 	[ "$status" -eq 1 ]
 	[ "$output" = "trees: error: no patches in patches.x/: nothing to check" ]
-	WF_OTHER_BUILD=true run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
+	WF_TEST_OTHER_BUILD=true run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	[ "$status" -eq 1 ]
 	[ "$output" = "other-base: error: no patches in patches.x/: nothing to apply" ]
 }
@@ -125,7 +125,7 @@ other_tarball() {
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	cp "$WF_SRC_DIR/linux-source-6.1.tar.xz" "$BATS_TEST_TMPDIR/other/"
 	# shellcheck disable=SC2016 # expanded by bash -c in other-base.sh
-	WF_OTHER_BUILD='test -f "$SRC/kernel/sysctl_binary.c" && test "$(git -C "$SRC" rev-list --count HEAD)" -eq 6' \
+	WF_TEST_OTHER_BUILD='test -f "$SRC/kernel/sysctl_binary.c" && test "$(git -C "$SRC" rev-list --count HEAD)" -eq 6' \
 		run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/other/linux-source-6.1.tar.xz"
 	echo "$output"
 	[ "$status" -eq 0 ]

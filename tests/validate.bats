@@ -364,7 +364,7 @@ TOOL
 	# shellcheck disable=SC2016 # the script's own $PPID
 	printf '#!/bin/sh\nkill -TERM $(ps -o ppid= -p "$PPID")\n' >"$BATS_TEST_TMPDIR/boot-stop"
 	chmod +x "$BATS_TEST_TMPDIR/boot-stop"
-	WF_VALIDATE_BOOT=$BATS_TEST_TMPDIR/boot-stop validate -c qemu
+	WF_TEST_VALIDATE_BOOT=$BATS_TEST_TMPDIR/boot-stop validate -c qemu
 	[ "$status" -eq 143 ]
 	[ -d "$WF_CACHE/branches/6.1/validate/results/boot" ]
 	[ ! -e "$WF_CACHE/branches/6.1/validate/results/tmp" ]

@@ -45,8 +45,8 @@
 # they build kernels (CHECKS= limits validate's checks; stress boots the
 # debug kernel with small counts), on the fixture of tests/faults-fixture.sh
 # (eval "$(tests/faults-fixture.sh DIR)") they use the fixture kernel of
-# tests/fixtures/validate (WF_VALIDATE_BOOT) and the fixture guest of
-# tests/fixtures/stress (WF_STRESS_RUN, WF_STRESS_MKINITRAMFS,
+# tests/fixtures/validate (WF_TEST_VALIDATE_BOOT) and the fixture guest of
+# tests/fixtures/stress (WF_TEST_STRESS_RUN, WF_TEST_STRESS_MKINITRAMFS,
 # FAULTS_STRESS_KERNEL).  submit and send use FORCE (the preflight is not
 # what they test) and the sender FAULTS_SENDER; send sends to a local SMTP
 # server of its own (tests/fixtures/send/smtp-server.py, aiosmtpd), and
@@ -168,7 +168,7 @@ row_other_base_setup() {
 	mkdir -p "$FAULTS/other"
 	[[ -e $FAULTS/other/$TOPIC_PACKAGE.tar.xz ]] || cp "$TOPIC_TARBALL" "$FAULTS/other/"
 	# shellcheck disable=SC2016 # expanded by other-base.sh
-	export WF_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
+	export WF_TEST_OTHER_BUILD='test -z "$(git -C "$SRC" status --porcelain)"'
 }
 row_other_base_prepare() {
 	# shellcheck disable=SC2310 # repo_git is one git command
@@ -192,9 +192,9 @@ row_bisect_setup() {
 	n=$(repo_git rev-list --count "$BASE_REF..$(topic_ref)")
 	[[ $n -ge 2 ]] || die "bisect needs 2 or more commits on $TOPIC_NAME, it has $n"
 	FAULTS_BISECT_BAD=$(repo_git rev-parse "$(topic_ref)~$((n / 2))")
-	export FAULTS_BISECT_BAD WF_BISECT_BUILD=true
+	export FAULTS_BISECT_BAD WF_TEST_BISECT_BUILD=true
 	# shellcheck disable=SC2016 # expanded by bisect-run.sh
-	export WF_BISECT_BOOT='! git -C "$SRC" merge-base --is-ancestor "$FAULTS_BISECT_BAD" HEAD'
+	export WF_TEST_BISECT_BOOT='! git -C "$SRC" merge-base --is-ancestor "$FAULTS_BISECT_BAD" HEAD'
 	export OUT=$FAULTS/bisect-out
 }
 row_bisect_prepare() { :; }

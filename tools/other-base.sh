@@ -14,7 +14,7 @@
 # index and reported as "applies" or "needs rework" with the conflicting
 # files; when all apply, the series is git am'd in the worktree
 # $WF_CACHE/other-base/linux and built in the boot config (checks/build.sh
-# -s that worktree -o $WF_CACHE/build/other-<version>; WF_OTHER_BUILD
+# -s that worktree -o $WF_CACHE/build/other-<version>; WF_TEST_OTHER_BUILD
 # overrides the command, run with SRC and OUT exported).  -n: no build.
 # Exit status 1 when a patch needs rework or the build fails.  Its scratch
 # files are in $WF_CACHE/other-base/tmp; what a killed run left there and
@@ -144,7 +144,7 @@ main() {
 			die "git am onto $label failed although git apply --check passed"
 		export SRC=$OTHER_TREE OUT=$WF_CACHE/build/other-$ver
 		# shellcheck disable=SC2016 # expanded by bash -c
-		local cmd=${WF_OTHER_BUILD:-'"$WF_HOME/checks/build.sh" -s "$SRC" -o "$OUT" boot'}
+		local cmd=${WF_TEST_OTHER_BUILD:-'"$WF_HOME/checks/build.sh" -s "$SRC" -o "$OUT" boot'}
 		export WF_HOME
 		if bash -c "$cmd" >"$tmp/build.log" 2>&1; then
 			status="built (boot config)"
