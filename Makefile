@@ -11,7 +11,7 @@ export WF_BRANCH := $(BRANCH)
 endif
 # DISTCC_HOSTS="host:port/jobs ...": every kernel build (validate, build,
 # boot, stress, bisect, other-base) compiles through distcc on those
-# hosts, ccache in front; see the README.
+# hosts, ccache in front; see doc/scaling.md.
 ifneq ($(DISTCC_HOSTS),)
 export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
 endif

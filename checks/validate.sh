@@ -16,7 +16,7 @@
 # result, or one it depends on, is not cached or kept nothing.
 #
 # A check is a directory with an executable "run" and a "conf"
-# (CONTRIBUTING.md, "Add a check", describes both and the environment a
+# (doc/checks.md describes both and the environment a
 # check gets).  The commits are checked out in a worktree of the cache
 # repo ($WF_CACHE/validate-tree; the developer's work tree is never
 # touched).  Checks with a build directory build in

@@ -19,7 +19,8 @@
 # checks.bats (the codespell and kernel-doc checks on it), kconfig.bats
 # (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
 # bisect.bats, mutants.bats (tools/mutants.sh on a fixture) and
-# cost-stages.bats (tools/cost-stages.sh without a kernel), and, in the
+# cost-stages.bats (tools/cost-stages.sh without a kernel), docs.bats
+# (the documents against the code: every setting listed), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
@@ -35,7 +36,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
-	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats mutants.bats cost-stages.bats)
+	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else

@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# The documents against the code: every setting the scripts read is in
+# doc/settings.md, every test hook is named WF_TEST_*, the README stays a
+# guide and its links lead somewhere.
+
+load test_helper
+
+# The scripts of the project (not the tests' fixtures or mutants: those
+# set variables, they do not define settings).
+project_scripts() {
+	cd "$REPO_ROOT" &&
+		git ls-files -- tools checks qemu-boot Makefile tests/run.sh tests/test_helper.bash \
+			tests/faults-fixture.sh '*.bats' | grep -v '^tests/mutants/'
+}
+
+@test "docs: every WF_* name the scripts use is in doc/settings.md (WF_CHECK_*: doc/checks.md)" {
+	local name missing=()
+	while read -r name; do
+		if [[ $name == WF_CHECK_* ]]; then
+			grep -qF "\`$name\`" "$REPO_ROOT/doc/checks.md" || missing+=("$name (doc/checks.md)")
+		else
+			grep -qF "\`$name\`" "$REPO_ROOT/doc/settings.md" || missing+=("$name")
+		fi
+	done < <(project_scripts | (cd "$REPO_ROOT" && xargs grep -hoE '\bWF_[A-Z0-9_]*[A-Z0-9]\b') | sort -u)
+	echo "not documented: ${missing[*]}"
+	[[ ${#missing[@]} -eq 0 ]]
+}
+
+@test "docs: every variable a make target passes on is in doc/settings.md" {
+	local name missing=()
+	while read -r name; do
+		grep -qF "\`$name\`" "$REPO_ROOT/doc/settings.md" || missing+=("$name")
+	done < <(grep -oE '\$\(([A-Z][A-Z_]*)\)' "$REPO_ROOT/Makefile" | sed -E 's/^.{2}//; s/.$//' | sort -u |
+		grep -vxE 'SHELL|MAKEFILE_LIST|MAKECMDGOALS|STRESS_AFTER')
+	echo "not documented: ${missing[*]}"
+	[[ ${#missing[@]} -eq 0 ]]
+}
+
+@test "docs: a hook a test puts in place of a build, a boot or a recovery is named WF_TEST_*" {
+	# The names the tests set for the scripts (NAME=... before a command,
+	# or export NAME=...), that a project script reads.
+	local name bad=()
+	while read -r name; do
+		# (WF_HOME and WF_CACHE: the check contract's, for a test that runs
+		# a check directly)
+		[[ $name == WF_TEST_* || $name == WF_CHECK_* || $name == WF_HOME ]] && continue
+		grep -qF "\`$name\`" <(sed -n '/^## Settings/,/^## Test hooks/p' "$REPO_ROOT/doc/settings.md") ||
+			bad+=("$name")
+	done < <(cd "$REPO_ROOT/tests" && grep -hoE '\bWF_[A-Z0-9_]*[A-Z0-9]=' ./*.bats ./*.bash ./*.sh fixtures -r |
+		tr -d '=' | sort -u)
+	echo "set by tests, neither a user setting nor WF_TEST_*: ${bad[*]}"
+	[[ ${#bad[@]} -eq 0 ]]
+}
+
+@test "docs: no test edits a project script (sed -i on tools/, checks/ or qemu-boot/)" {
+	run grep -nE 'sed -i[^|;]*(tools|checks|qemu-boot|TOOLS|CHECKS|QEMU_BOOT)/' --exclude=docs.bats \
+		"$REPO_ROOT"/tests/*.bats "$REPO_ROOT"/tests/*.bash
+	echo "$output"
+	[[ $status -eq 1 ]]
+}
+
+@test "docs: the README is a guide (at most 160 lines) and its links lead to files" {
+	local n link missing=()
+	n=$(wc -l <"$REPO_ROOT/README.md")
+	echo "README.md: $n lines"
+	((n <= 160))
+	while read -r link; do
+		[[ -e $REPO_ROOT/$link ]] || missing+=("$link")
+	done < <(grep -oE '\]\([^)#]+\)' "$REPO_ROOT/README.md" | sed 's/^](//; s/)$//')
+	echo "missing: ${missing[*]}"
+	[[ ${#missing[@]} -eq 0 ]]
+	for f in "$REPO_ROOT"/doc/*.md; do
+		while read -r link; do
+			[[ $link == http* ]] && continue
+			[[ -e $(dirname "$f")/$link ]] || missing+=("${f##*/}: $link")
+		done < <(grep -oE '\]\([^)#]+\)' "$f" | sed 's/^](//; s/)$//')
+	done
+	echo "missing: ${missing[*]}"
+	[[ ${#missing[@]} -eq 0 ]]
+}
