@@ -110,6 +110,27 @@ use_checkout() {
 	[ -e "$BATS_TEST_TMPDIR/v5/range-diff-v1-v5.txt" ]
 }
 
+@test "submit: the changelog calls a patch range-diff could not pair, same subject, rewritten, not dropped and new" {
+	# The lines of git range-diff v2...v3 of the real series that matter.
+	cat >"$BATS_TEST_TMPDIR/rd" <<-'EOF'
+	 1:  95e34a0 !  1:  81ac430 sysctl: Add the entry point
+	    @@ Commit message
+	 2:  61550b0 <  -:  ------- sysctl: Log each deprecated use once per name
+	 3:  37cac17 <  -:  ------- sysctl: Translate the CTL_DEV names
+	 -:  ------- >  2:  f9aae44 sysctl: Log each deprecated use once per name
+	 -:  ------- >  3:  047b806 net: Declare netdev_get_name()
+	 4:  4989751 =  4:  022bb3a MAINTAINERS: Add an entry
+	EOF
+	run awk -f "$TOOLS/changelog.awk" "$BATS_TEST_TMPDIR/rd"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output"
+	[ "$output" = "- Changed: sysctl: Add the entry point
+- Dropped: sysctl: Translate the CTL_DEV names
+- Rewritten: sysctl: Log each deprecated use once per name
+- New: net: Declare netdev_get_name()
+- Unchanged: 1 patch(es)" ]
+}
+
 @test "submit: a fresh clone with an empty cache writes v2 against the recorded v1" {
 	"$TOOLS/submit.sh"
 	"$TOOLS/send.sh" -n

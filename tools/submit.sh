@@ -326,20 +326,11 @@ check_cover() {
 }
 
 # changelog REV PREV RANGEDIFF: a "Changes in vREV:" section summarising
-# the range-diff against vPREV.
+# the range-diff against vPREV (tools/changelog.awk), and the link to vPREV.
 changelog() {
 	local rev=$1 prev=$2 rd=$3 msgid
 	printf 'Changes in v%s:\n' "$rev"
-	awk '
-		/^ *[0-9-]+: +[0-9a-f-]+ [=!<>] +[0-9-]+: +[0-9a-f-]+ / {
-			op = $3; subj = $0
-			sub(/^ *[0-9-]+: +[0-9a-f-]+ [=!<>] +[0-9-]+: +[0-9a-f-]+ /, "", subj)
-			if (op == "!") print "- Changed: " subj
-			else if (op == ">") print "- New: " subj
-			else if (op == "<") print "- Dropped: " subj
-			else same++
-		}
-		END { if (same) print "- Unchanged: " same " patch(es)" }' "$rd"
+	awk -f "$WF_HOME/tools/changelog.awk" "$rd"
 	msgid=$(sent_field "$prev" message-id | tr -d '<>')
 	if [[ -n $msgid ]]; then
 		# shellcheck disable=SC2059 # the link mask is the format
