@@ -50,6 +50,32 @@ tree_of() {
 	[ "$(find "$WF_TOP/out/6.1/submit/v1" -maxdepth 1 -name '0006-*.eml' | wc -l)" -eq 1 ]
 }
 
+@test "preflight: a check's own skip and a tip-only check below the tip pass; a check not selected refuses" {
+	# As make validate writes them: kconfig skipped by the check itself
+	# (exit 125, with its log) where no Kconfig changed, clang run at the
+	# tip only and "-" below it.
+	pass_validation '.checks += ["kconfig", "clang"] | .commits |= map(.results += {
+		kconfig: {status: "skip", cached: true, reason: "kconfig: no Kconfig file changed", log: "/cache/kconfig/log"},
+		clang: {status: "skip", cached: false, reason: "not run: at the tip only", log: ""}})
+		| .commits[-1].results.clang = {status: "pass", cached: false, reason: "0 clang warnings in boot", log: "/cache/clang/log"}'
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *"refusing"* && $output == *"preflight: ok: validation, cover letter and identities of v1"* ]]
+	# The tip-only check failed or was not run at the tip: refused.
+	pass_validation '.checks += ["clang"] | .commits |= map(.results += {
+		clang: {status: "skip", cached: false, reason: "not run: at the tip only", log: ""}})'
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"validation: 1 of 5 commit(s) lack a passing result, first patch 5/5 (tree $(tree_of 5)) clang: not run (run: make validate)"* ]]
+	# A check that validate did not select (CHECKS=) is no verdict.
+	pass_validation '.checks += ["qemu"] | .commits |= map(.results += {
+		qemu: {status: "skip", cached: false, reason: "not selected", log: ""}})'
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 1 ]
+	[[ $output == *"validation: 5 of 5 commit(s) lack a passing result, first patch 1/5 (tree $(tree_of 1)) qemu: not run (run: make validate)"* ]]
+}
+
 @test "preflight: the cover letter of the previous revision refuses; a new one passes" {
 	"$TOOLS/submit.sh"
 	"$TOOLS/send.sh" -n

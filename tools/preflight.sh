@@ -35,12 +35,19 @@ usage() {
 }
 
 # validation_results: "TREE CHECK STATUS" for every commit and check of
-# the last validation (STATUS pass, fail, skip).  The only place that
+# the last validation (STATUS pass, fail, skip, missing, tip-only).  The
+# check's own "not applicable" (exit 125, with its log) is a verdict and
+# counts as pass; tip-only is a check run at the tip only, below the tip
+# (check_validation judges it by the tip's result).  A skip without a log
+# (not selected, not run) is no verdict.  The only place that
 # reads validate's results: change it when their format or place changes.
 validation_results() {
 	[[ -e $RESULTS_JSON ]] || return 0
-	jq -r '.checks as $checks | .commits[] | . as $c | $checks[] |
-		"\($c.tree) \(.) \($c.results[.].status // "missing")"' "$RESULTS_JSON" 2>/dev/null ||
+	jq -r '.checks as $checks | .commits[] | . as $c | $checks[] | . as $k | $c.results[$k] as $r |
+		"\($c.tree) \($k) \(if $r.status == "skip" and ($r.log // "") != "" then "pass"
+			elif $r.status == "skip" and $r.reason == "not run: at the tip only" then "tip-only"
+			else $r.status // "missing" end)"' \
+		"$RESULTS_JSON" 2>/dev/null ||
 		die "cannot read the validation results $RESULTS_JSON"
 }
 
@@ -90,7 +97,10 @@ check_validation() {
 		missing=''
 		for c in "${checks[@]}"; do
 			st=${status[$tree $c]:-missing}
-			[[ $st == pass ]] || missing+="$c: ${st/skip/not run}, "
+			# (below the revision's last commit, a tip-only check is judged
+			# there)
+			[[ $st != tip-only || $i -eq $n ]] || continue
+			[[ $st == pass ]] || missing+="$c: $(sed 's/^skip$/not run/; s/^tip-only$/not run/' <<<"$st"), "
 		done
 		[[ -z $missing ]] && continue
 		bad=$((bad + 1))
