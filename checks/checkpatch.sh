@@ -15,11 +15,6 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 
-bad_input() {
-	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
-	exit 2
-}
-
 main() {
 	local range=${1:-} c n=0 bad=0 subject summary rc ver parent
 	[[ $# -le 1 ]] || { echo "usage: $0 [REV-RANGE]" >&2; exit 2; }

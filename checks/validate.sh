@@ -59,12 +59,6 @@ usage() {
 	exit 2
 }
 
-# bad_input MESSAGE: one line naming the thing, exit 2.
-bad_input() {
-	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
-	exit 2
-}
-
 # ---------------------------------------------------------------- checks
 
 # parse_conf NAME FILE: the declarations of check NAME (C_* arrays).

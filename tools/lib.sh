@@ -22,9 +22,16 @@ WF_BRANCH=${WF_BRANCH:-}
 
 WF_PROG=${WF_PROG:-$(basename "$0" .sh)}
 
+# die MESSAGE: the command failed (exit 1); bad_input MESSAGE: what it
+# was given is wrong (exit 2).  One line each, on stderr.
 die() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
 	exit 1
+}
+
+bad_input() {
+	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	exit 2
 }
 
 # nap SECONDS: wait SECONDS (a fraction too) with no child process: in

@@ -142,12 +142,6 @@ check_identities() {
 		echo "identity: $bad author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first $first (take authorship: SENDER='Name <address>', see CONTRIBUTING.md)"
 }
 
-# bad_input MESSAGE: one line naming the thing, exit 2.
-bad_input() {
-	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
-	exit 2
-}
-
 main() {
 	local force=0 messages=1 dir opt line failed=0 check out what
 	local -a checks
