@@ -17,7 +17,7 @@ export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
 endif
 
 .PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
-	cost-stages bench-validate submit send trailers trees other-base bisect test test-tools \
+	cost-stages bench-validate bench-distcc submit send trailers trees other-base bisect test test-tools \
 	lint help clean
 
 ## all: the whole pipeline on one branch (BRANCH=, default the first of branches.txt): deps, base, rebuild, validate every commit, stress the tip
@@ -79,6 +79,10 @@ stress: rebuild $(STRESS_AFTER)
 ## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
 bench-validate: rebuild
 	@tools/bench-validate.sh
+
+## bench-distcc: the tip built twice from an empty ccache, locally and through a distccd on loopback: times, ratio, objects compared (CONFIG=)
+bench-distcc:
+	@tools/bench-distcc.sh $(CONFIG)
 
 ## submit: write the series as mail with b4 into out/<id>/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', FORCE=1)
 submit: rebuild

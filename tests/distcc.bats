@@ -118,3 +118,28 @@ print: ; @echo "$$WF_DISTCC_HOSTS"')" = "h1/4" ]
 	[[ $output == *"kbuild: distcc: "*" compile(s) could not be distributed (a host refused or failed): compiled here"* ]]
 	same_objects "$BATS_TEST_TMPDIR/local" "$BATS_TEST_TMPDIR/refused"
 }
+
+@test "bench-distcc: the fixture built locally and through its own loopback distccd: times, the same objects" {
+	run "$TOOLS/bench-distcc.sh" -d "$BATS_TEST_TMPDIR/bench" -s "$WF_REPO" boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qE '^local +\| [0-9]+ s +\| - +\| 0$' <<<"$output"
+	grep -qE '^distcc +\| [0-9]+ s +\| [1-9][0-9]* +\| 0$' <<<"$output"
+	grep -qE '^distcc / local: [0-9.]+x; objects: ([1-9][0-9]*) of \1 the same; warnings the same: yes$' <<<"$output"
+	# Each from an empty ccache: both compiled every file.
+	[ -s "$BATS_TEST_TMPDIR/bench/local/build/kernel/main.o" ]
+	[ -s "$BATS_TEST_TMPDIR/bench/distcc/build/kernel/names.o" ]
+	# The daemon is gone with the script.
+	[ -z "$(pgrep -f "distccd .*--allow 127.0.0.1/32 --port .*bench-distccd" || true)" ]
+}
+
+@test "bench-distcc: a tree that does not build is named in one line, exit 1" {
+	validate_commit_edit kernel/names.c 's/return 3;/return 3/' "sysctl: Break the build"
+	run "$TOOLS/bench-distcc.sh" -d "$BATS_TEST_TMPDIR/bench" -s "$WF_REPO" boot
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "bench-distcc: error: the local build of boot failed (exit 1; log: $BATS_TEST_TMPDIR/bench/local/build/build.log)" ]]
+	run "$TOOLS/bench-distcc.sh" -s "$BATS_TEST_TMPDIR/nowhere"
+	[ "$status" -eq 2 ]
+	[[ $output == "bench-distcc: error: $BATS_TEST_TMPDIR/nowhere is not a kernel tree (no Makefile)" ]]
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Benchmark a kernel build through distcc against a local one: is the
+# distributed build the same build, and what does distcc cost here?
+#
+#   tools/bench-distcc.sh [-d DIR] [-s SRC] [CONFIG]
+#
+# Builds SRC (default: the branch's work tree in the cache, at its tip)
+# in CONFIG (default boot) twice with checks/build/kbuild.sh, each from an
+# empty ccache into an empty build directory under DIR (default
+# $WF_CACHE/bench-distcc): once locally, once with every compile sent to
+# a distccd that this script starts on 127.0.0.1 only (--allow
+# 127.0.0.1/32, a free port), as make DISTCC_HOSTS=... does.  On one
+# machine the distributed build cannot be faster: the point is that it
+# works and costs little.  Prints
+#   build  | time | compiled by distccd | warnings
+# and then the ratio distcc/local, how many of the object files are
+# byte for byte the same, and whether the warnings are.  Exit status: 0
+# the same build (every object, the warnings, distccd compiled at least
+# one file), 1 they differ or distccd compiled nothing, 2 bad input.  Not
+# a test: two cold kernel builds take minutes.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	echo "usage: $0 [-d DIR] [-s SRC] [CONFIG]" >&2
+	exit 2
+}
+
+# free_port: a TCP port of 127.0.0.1 that nothing listens on.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_distccd: distccd on 127.0.0.1, loopback allowed only; PORT,
+# DISTCCD_PID, its log DISTCCD_LOG (in a directory the daemon's user can
+# write: distccd drops root to "distcc").
+start_distccd() {
+	local d i
+	d=$(mktemp -d /tmp/bench-distccd.XXXXXX)
+	chmod 777 "$d"
+	DISTCCD_LOG=$d/log
+	PORT=$(free_port)
+	distccd --daemon --no-detach --listen 127.0.0.1 --allow 127.0.0.1/32 --port "$PORT" \
+		--log-file "$DISTCCD_LOG" --log-level info --jobs "$(nproc)" 3>&- &
+	DISTCCD_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' "$DISTCCD_LOG" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	die "distccd did not start on 127.0.0.1:$PORT (log: $DISTCCD_LOG)"
+}
+
+stop_distccd() {
+	[[ -z ${DISTCCD_PID:-} ]] || kill "$DISTCCD_PID" 2>/dev/null || true
+	wait "${DISTCCD_PID:-}" 2>/dev/null || true
+	DISTCCD_PID=
+}
+
+# build NAME [HOSTS]: kbuild.sh into DIR/NAME/build with the empty
+# ccache DIR/NAME/ccache, through HOSTS when given; SECS[NAME] its time.
+build() {
+	local name=$1 hosts=${2:-} start rc=0
+	rm -rf "${DIR:?}/$name"
+	mkdir -p "$DIR/$name/ccache"
+	info "$name build of $CONFIG$([[ -z $hosts ]] || printf ' through %s' "$hosts") (log: $DIR/$name/build/build.log)"
+	start=$(date +%s)
+	CCACHE_DIR=$DIR/$name/ccache DISTCC_DIR=$DIR/$name/distcc WF_DISTCC_HOSTS=$hosts \
+		"$WF_HOME/checks/build/kbuild.sh" -s "$SRC" -o "$DIR/$name/build" "$CONFIG" >&2 || rc=$?
+	SECS[$name]=$(($(date +%s) - start))
+	[[ $rc -eq 0 ]] || die "the $name build of $CONFIG failed (exit $rc; log: $DIR/$name/build/build.log)"
+}
+
+# compare_objects: SAME and ALL, the object files of the local build and
+# how many of them the distcc build has byte for byte; DIFFERENT lists
+# the first few that differ.
+compare_objects() {
+	local f
+	SAME=0 ALL=0 DIFFERENT=()
+	while IFS= read -r -d '' f; do
+		ALL=$((ALL + 1))
+		if cmp -s "$DIR/local/build/$f" "$DIR/distcc/build/$f"; then
+			SAME=$((SAME + 1))
+		elif [[ ${#DIFFERENT[@]} -lt 5 ]]; then
+			DIFFERENT+=("$f")
+		fi
+	done < <(cd "$DIR/local/build" && find . -name '*.o' -type f -print0 | LC_ALL=C sort -z)
+}
+
+main() {
+	local opt compiled ratio rc=0 wsame
+	declare -gA SECS=()
+	DIR=$WF_CACHE/bench-distcc SRC=''
+	while getopts 'd:s:' opt; do
+		case $opt in
+		d) DIR=$OPTARG ;;
+		s) SRC=$OPTARG ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ $# -le 1 ]] || usage
+	CONFIG=${1:-boot}
+	command -v distccd >/dev/null || bad_input "distccd is not installed (apt-get install distcc)"
+	if [[ -z $SRC ]]; then
+		SRC=$(git -C "$WF_REPO" rev-parse --show-toplevel 2>/dev/null) ||
+			bad_input "no kernel work tree in $WF_REPO: run make rebuild first"
+	fi
+	[[ -f $SRC/Makefile ]] || bad_input "$SRC is not a kernel tree (no Makefile)"
+	mkdir -p "$DIR"
+	trap stop_distccd EXIT
+	build local
+	start_distccd
+	build distcc "127.0.0.1:$PORT/$(nproc)"
+	stop_distccd
+	compiled=$(grep -c 'COMPILE_OK' "$DISTCCD_LOG" || true)
+	compare_objects
+	wsame=no
+	cmp -s "$DIR/local/build/warnings.txt" "$DIR/distcc/build/warnings.txt" && wsame=yes
+	printf '%-7s | %-7s | %-19s | %s\n' build time 'compiled by distccd' warnings
+	printf '%-7s | %-7s | %-19s | %s\n' local "${SECS[local]} s" - "$(wc -l <"$DIR/local/build/warnings.txt")"
+	printf '%-7s | %-7s | %-19s | %s\n' distcc "${SECS[distcc]} s" "$compiled" \
+		"$(wc -l <"$DIR/distcc/build/warnings.txt")"
+	ratio=$(awk -v d="${SECS[distcc]}" -v l="${SECS[local]}" 'BEGIN { printf "%.2f", (l > 0 ? d / l : 0) }')
+	printf 'distcc / local: %sx; objects: %d of %d the same; warnings the same: %s\n' \
+		"$ratio" "$SAME" "$ALL" "$wsame"
+	if [[ $SAME -ne $ALL || $ALL -eq 0 ]]; then
+		printf 'differ: %s\n' "${DIFFERENT[*]}"
+		rc=1
+	fi
+	[[ $wsame == yes ]] || rc=1
+	if [[ $compiled -eq 0 ]]; then
+		echo "distccd compiled nothing (log: $DISTCCD_LOG)"
+		rc=1
+	fi
+	return "$rc"
+}
+
+main "$@"
