@@ -55,7 +55,10 @@ OUTDIR='' RUN_STATE='' UNPUBLISHED=''
 TREE_SYNCED='' CHECKOUT_FULL=''
 
 usage() {
-	sed -n '5,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+	cat >&2 <<-'EOF'
+	usage: checks/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
+	       checks/validate.sh -k RESULT [RANGE]
+	EOF
 	exit 2
 }
 

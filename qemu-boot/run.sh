@@ -27,7 +27,11 @@ set -euo pipefail
 GUEST_PID='' GUARDED='' LOG='' INTERRUPTED='' TMPFILE=''
 
 usage() {
-	sed -n '4,7p' "$0" >&2
+	cat >&2 <<-'EOF'
+	usage: qemu-boot/run.sh [-i INITRAMFS] [-a APPEND] [-t SECONDS] [-l LOG]
+	                        [-A auto|kvm|tcg] [-n CPUS] BZIMAGE
+	       qemu-boot/run.sh -c LOG
+	EOF
 	exit 2
 }
 

@@ -4,6 +4,7 @@
 # guide and its links lead somewhere.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 # The scripts of the project (not the tests' fixtures or mutants: those
 # set variables, they do not define settings).
@@ -77,4 +78,19 @@ project_scripts() {
 	done
 	echo "missing: ${missing[*]}"
 	[[ ${#missing[@]} -eq 0 ]]
+}
+
+@test "docs: a script's usage is written in its code, not read from its header by line number" {
+	local -a scripts
+	mapfile -t scripts < <(project_scripts | sed "s#^#$REPO_ROOT/#")
+	run grep -nE "sed -n '[0-9,]+p' \"\\\$0\"" "${scripts[@]}"
+	echo "$output"
+	[[ $status -eq 1 ]]
+	for s in checks/validate.sh tools/bench-validate.sh qemu-boot/run.sh; do
+		run --separate-stderr "$REPO_ROOT/$s" -Z
+		# shellcheck disable=SC2154 # set by run --separate-stderr
+		echo "$s: $stderr"
+		[ "$status" -eq 2 ]
+		[[ $stderr == *"usage: $s "* ]]
+	done
 }

@@ -28,7 +28,7 @@ set -euo pipefail
 . "$WF_HOME/checks/lib-validate.sh"
 
 usage() {
-	sed -n '4p' "$0" >&2
+	echo "usage: tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]" >&2
 	exit 2
 }
 
