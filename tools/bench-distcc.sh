@@ -6,7 +6,7 @@
 #
 # Builds SRC (default: the branch's work tree in the cache, at its tip)
 # in CONFIG (default boot) twice with checks/build/kbuild.sh, each from an
-# empty ccache into an empty build directory under DIR (default
+# empty ccache in the same, emptied, build directory under DIR (default
 # $WF_CACHE/bench-distcc): once locally, once with every compile sent to
 # a distccd that this script starts on 127.0.0.1 only (--allow
 # 127.0.0.1/32, a free port), as make DISTCC_HOSTS=... does.  On one
@@ -57,17 +57,21 @@ stop_distccd() {
 	DISTCCD_PID=
 }
 
-# build NAME [HOSTS]: kbuild.sh into DIR/NAME/build with the empty
-# ccache DIR/NAME/ccache, through HOSTS when given; SECS[NAME] its time.
+# build NAME [HOSTS]: kbuild.sh with the empty ccache DIR/NAME/ccache,
+# through HOSTS when given, into DIR/build, then moved to DIR/NAME/build
+# (both builds in the same directory, as validate builds a config in
+# one: the debugging information of some objects names it); SECS[NAME]
+# its time.
 build() {
 	local name=$1 hosts=${2:-} start rc=0
-	rm -rf "${DIR:?}/$name"
+	rm -rf "${DIR:?}/$name" "$DIR/build"
 	mkdir -p "$DIR/$name/ccache"
 	info "$name build of $CONFIG$([[ -z $hosts ]] || printf ' through %s' "$hosts") (log: $DIR/$name/build/build.log)"
 	start=$(date +%s)
 	CCACHE_DIR=$DIR/$name/ccache DISTCC_DIR=$DIR/$name/distcc WF_DISTCC_HOSTS=$hosts \
-		"$WF_HOME/checks/build/kbuild.sh" -s "$SRC" -o "$DIR/$name/build" "$CONFIG" >&2 || rc=$?
+		"$WF_HOME/checks/build/kbuild.sh" -s "$SRC" -o "$DIR/build" "$CONFIG" >&2 || rc=$?
 	SECS[$name]=$(($(date +%s) - start))
+	mv "$DIR/build" "$DIR/$name/build"
 	[[ $rc -eq 0 ]] || die "the $name build of $CONFIG failed (exit $rc; log: $DIR/$name/build/build.log)"
 }
 

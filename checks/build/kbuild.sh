@@ -19,7 +19,8 @@
 # WF_PROGRESS_INTERVAL seconds (default 15) on stderr: the elapsed time
 # and the objects built so far.  With WF_DISTCC_HOSTS (make
 # DISTCC_HOSTS="host:port/jobs ..."; distcc's DISTCC_HOSTS syntax) gcc's
-# compiles go through distcc behind ccache (CCACHE_PREFIX=distcc) and
+# compiles go through distcc behind ccache (CCACHE_PREFIX=distcc), with
+# -Wp,-fdirectives-only (the local build's warnings, see distcc_setup), and
 # make runs as many jobs as the hosts take (distcc -j, at least nproc);
 # a host that does not answer is said in one line and its jobs are
 # compiled here (distcc's own fallback), so no result depends on the
@@ -72,6 +73,16 @@ distcc_setup() {
 	done
 	[[ ${#up[@]} -gt 0 ]] || return 0
 	export DISTCC_HOSTS="${up[*]}" CCACHE_PREFIX=distcc
+	# distcc preprocesses here and compiles the text there, and GCC warns
+	# in that text about what it leaves out inside a macro's expansion
+	# (-Waddress in list_for_each_entry_safe_from(): a warning a local
+	# build does not have, which the build check would call new).  With
+	# -fdirectives-only the text keeps its macros, expanded where it is
+	# compiled: the local build's warnings and objects.  Given as -Wp,
+	# because ccache drops a plain -fdirectives-only from the command it
+	# hands to distcc; KCFLAGS reaches the C compiles only, not the
+	# assembler's preprocessing.
+	export KCFLAGS="${KCFLAGS:+$KCFLAGS }-Wp,-fdirectives-only"
 	export DISTCC_DIR=${DISTCC_DIR:-$WF_CACHE_ROOT/distcc}
 	mkdir -p "$DISTCC_DIR"
 	n=$(distcc -j 2>/dev/null) || n=0
