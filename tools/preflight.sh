@@ -98,9 +98,12 @@ check_validation() {
 		for c in "${checks[@]}"; do
 			st=${status[$tree $c]:-missing}
 			# (below the revision's last commit, a tip-only check is judged
-			# there)
-			[[ $st != tip-only || $i -eq $n ]] || continue
-			[[ $st == pass ]] || missing+="$c: $(sed 's/^skip$/not run/; s/^tip-only$/not run/' <<<"$st"), "
+			# there; at it, one that did not run is a skip)
+			if [[ $st == tip-only ]]; then
+				[[ $i -eq $n ]] || continue
+				st=skip
+			fi
+			[[ $st == pass ]] || missing+="$c: ${st/skip/not run}, "
 		done
 		[[ -z $missing ]] && continue
 		bad=$((bad + 1))
