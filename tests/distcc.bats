@@ -7,6 +7,8 @@
 # refuses, is said in one line and its jobs are compiled here.
 
 load test_helper
+# shellcheck source=tools/lib-distccd.sh
+. "$BATS_TEST_DIRNAME/../tools/lib-distccd.sh"
 
 setup() {
 	setup_validate_fixture
@@ -20,28 +22,10 @@ teardown() {
 	[[ -z ${DISTCCD_PID:-} ]] || kill "$DISTCCD_PID" 2>/dev/null || true
 }
 
-# free_port: a TCP port of 127.0.0.1 that nothing listens on.
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_distccd [ALLOW]: distccd on 127.0.0.1:DISTCC_PORT, allowing ALLOW
-# (default 127.0.0.1/32), its log in DISTCCD_LOG (a directory the user
-# it runs as can write).
+# start_distccd [ALLOW]: a distccd of tools/lib-distccd.sh on loopback,
+# allowing ALLOW (default 127.0.0.1/32), 2 jobs.
 start_distccd() {
-	local dir i
-	dir=$(mktemp -d /tmp/distccd.XXXXXX)
-	chmod 777 "$dir"
-	DISTCCD_LOG=$dir/log
-	DISTCC_PORT=$(free_port)
-	distccd --daemon --no-detach --listen 127.0.0.1 --allow "${1:-127.0.0.1/32}" --port "$DISTCC_PORT" \
-		--log-file "$DISTCCD_LOG" --log-level info --jobs 2 3>&- &
-	DISTCCD_PID=$!
-	for ((i = 0; i < 50; i++)); do
-		grep -q 'listening on' "$DISTCCD_LOG" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+	start_loopback_distccd distccd "${1:-127.0.0.1/32}" 2
 }
 
 # build DIR [HOSTS]: the fixture's boot config built by kbuild.sh into DIR

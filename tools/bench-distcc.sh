@@ -23,34 +23,12 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib-distccd.sh
+. "$WF_HOME/tools/lib-distccd.sh"
 
 usage() {
 	echo "usage: $0 [-d DIR] [-s SRC] [CONFIG]" >&2
 	exit 2
-}
-
-# free_port: a TCP port of 127.0.0.1 that nothing listens on.
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_distccd: distccd on 127.0.0.1, loopback allowed only; PORT,
-# DISTCCD_PID, its log DISTCCD_LOG (in a directory the daemon's user can
-# write: distccd drops root to "distcc").
-start_distccd() {
-	local d i
-	d=$(mktemp -d /tmp/bench-distccd.XXXXXX)
-	chmod 777 "$d"
-	DISTCCD_LOG=$d/log
-	PORT=$(free_port)
-	distccd --daemon --no-detach --listen 127.0.0.1 --allow 127.0.0.1/32 --port "$PORT" \
-		--log-file "$DISTCCD_LOG" --log-level info --jobs "$(nproc)" 3>&- &
-	DISTCCD_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'listening on' "$DISTCCD_LOG" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	die "distccd did not start on 127.0.0.1:$PORT (log: $DISTCCD_LOG)"
 }
 
 stop_distccd() {
@@ -124,8 +102,10 @@ main() {
 	mkdir -p "$DIR"
 	trap stop_distccd EXIT
 	build local
-	start_distccd
-	build distcc "127.0.0.1:$PORT/$(nproc)"
+	# shellcheck disable=SC2310 # its status is its answer
+	start_loopback_distccd bench-distccd 127.0.0.1/32 "$(nproc)" ||
+		die "distccd did not start on 127.0.0.1:$DISTCC_PORT (log: $DISTCCD_LOG)"
+	build distcc "127.0.0.1:$DISTCC_PORT/$(nproc)"
 	stop_distccd
 	compiled=$(grep -c 'COMPILE_OK' "$DISTCCD_LOG" || true)
 	compare_objects
