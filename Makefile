@@ -56,7 +56,7 @@ export:
 checkpatch:
 	@checks/checkpatch.sh $(RANGE)
 
-## build: build the branch tip in CONFIG (default boot; see checks/configs/matrix.txt)
+## build: build the branch tip in CONFIG (default boot; see configs/matrix.txt)
 build:
 	@checks/build.sh $(CONFIG)
 

@@ -6,7 +6,7 @@
 #   checks/build.sh [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG
 #
 # SRC defaults to the cache repo's work tree, OUT to $WF_CACHE/build/CONFIG.
-# The rest is checks/build/kbuild.sh, the driver the build check uses:
+# The rest is tools/kbuild.sh, the driver the build check uses:
 # see its header.  Exit status: 0 built, 1 failed, 2 bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -26,7 +26,7 @@ main() {
 	shift $((OPTIND - 1))
 	[[ $# -eq 1 ]] || { echo "usage: $0 [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG" >&2; exit 2; }
 	config=$1
-	WF_PROG=build exec "$WF_HOME/checks/build/kbuild.sh" -s "$src" -o "${out:-$WF_CACHE/build/$config}" \
+	WF_PROG=build exec "$WF_HOME/tools/kbuild.sh" -s "$src" -o "${out:-$WF_CACHE/build/$config}" \
 		"${args[@]}" "$config"
 }
 

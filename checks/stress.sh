@@ -315,8 +315,8 @@ result_key() {
 		for p in checks/stress.sh checks/build.sh checks/build qemu-boot; do
 			printf '%s %s\n' "$p" "$(vl_path_hash "$WF_HOME/$p")"
 		done
-		printf 'fragments %s\n' "$(vl_files_hash "$WF_HOME/checks/configs/debug.config" \
-			"$WF_HOME/checks/configs/boot.config")"
+		printf 'fragments %s\n' "$(vl_files_hash "${WF_CONFIGS_DIR:-$WF_HOME/configs}/debug.config" \
+			"${WF_CONFIGS_DIR:-$WF_HOME/configs}/boot.config")"
 	} | vl_hash
 }
 

@@ -38,7 +38,8 @@ set -euo pipefail
 . "$WF_HOME/checks/lib-validate.sh"
 
 CHECKS_DIR=${WF_CHECKS_DIR:-$WF_HOME/checks}
-MATRIX=$CHECKS_DIR/configs/matrix.txt
+CONFIGS_DIR=${WF_CONFIGS_DIR:-$WF_HOME/configs}
+MATRIX=$CONFIGS_DIR/matrix.txt
 TREE=$WF_CACHE/validate-tree
 RESULTS=$WF_CACHE/validate/results
 BUILDROOT=$WF_CACHE/validate/build
@@ -354,7 +355,7 @@ static_keys() {
 				row=$(vl_matrix_row "$MATRIX" "$cfg")
 				read -r _ frags <<<"$row"
 				files=()
-				for f in $frags; do files+=("$CHECKS_DIR/configs/$f"); done
+				for f in $frags; do files+=("$CONFIGS_DIR/$f"); done
 				printf 'config %s %s\n' "$row" "$(vl_files_hash "${files[@]}")"
 			fi
 			while IFS= read -r v; do

@@ -203,10 +203,9 @@ commit_tool() {
 
 @test "the runner picks up codespell, kernel-doc, kconfig, w1 and clang as directories, with no edit to it" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
-	# A copy of checks/ without them (kbuild.sh finds tools/ beside checks/).
+	# A copy of checks/ without them.
 	local copy=$BATS_TEST_TMPDIR/wf/checks
 	mkdir -p "$copy"
-	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/wf/tools"
 	for d in "$CHECKS"/*; do
 		case ${d##*/} in codespell | kernel-doc | kconfig | w1 | clang) continue ;; esac
 		cp -r "$d" "$copy/"

@@ -58,7 +58,7 @@ CHECK
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
 	[ "$status" -eq 2 ]
-	[ "$output" = "validate: error: $CHECKS_COPY/probe/conf:1: 'debug' is not a per-commit config (see $CHECKS_COPY/configs/matrix.txt)" ]
+	[ "$output" = "validate: error: $CHECKS_COPY/probe/conf:1: 'debug' is not a per-commit config (see $CONFIGS_COPY/matrix.txt)" ]
 	printf 'per-config\nconfigs all\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
 	[ "$status" -eq 2 ]
@@ -124,7 +124,7 @@ CHECK
 	[ "$output" = "validate: error: $CHECKS_COPY/probe/conf:3: keep '../vmlinux': a path inside the build directory" ]
 }
 
-@test "keep: sparse depends on the build check's scripts, not on its conf" {
+@test "keep: sparse depends on the build driver, not on the build check's conf" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	checks_copy
 	# The copy's own runner: its 'uses' paths are the copy's.
@@ -136,10 +136,12 @@ CHECK
 	[ "$status" -eq 0 ]
 	[ "$(jq -c '[.commits[].results.boot.cached]' "$OUT/results.json")" = '[false]' ]
 	[ "$(jq -c '[.commits[].results.sparse.cached]' "$OUT/results.json")" = '[true]' ]
-	# The driver sparse builds with is sparse's too.
-	echo '# edited' >>"$CHECKS_COPY/build/kbuild.sh"
+	# The driver both build with (tools/, not a check's directory) is
+	# part of both keys.
+	echo '# edited' >>"$WF_COPY/tools/kbuild.sh"
 	run "$CHECKS_COPY/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
 	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.commits[].results.boot.cached]' "$OUT/results.json")" = '[false]' ]
 	[ "$(jq -c '[.commits[].results.sparse.cached]' "$OUT/results.json")" = '[false]' ]
 }
 
@@ -256,7 +258,7 @@ CHECK
 	grep -q 'fixture: /init is ELF64$' "$(console 1 guest-nonet)"
 	# A guest check that took i386 for x86_64 would give it a 64-bit /init.
 	checks_copy
-	sed -i 's/^i386 .*/i386      x86_64   i386.config/' "$CHECKS_COPY/configs/matrix.txt"
+	sed -i 's/^i386 .*/i386      x86_64   i386.config/' "$CONFIGS_COPY/matrix.txt"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c guest-i386
 	echo "$output"
 	[ "$status" -eq 1 ]

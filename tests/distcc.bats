@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Tests of the distributed builds (make DISTCC_HOSTS=...): a distccd that
 # listens on loopback only and allows loopback only, the fixture kernel
-# of validate.bats built through it by checks/build/kbuild.sh and by
+# of validate.bats built through it by tools/kbuild.sh and by
 # validate.  Its log shows the compile jobs; the objects and the
 # verdicts are a local build's; a host that is down, or one that
 # refuses, is said in one line and its jobs are compiled here.
@@ -33,7 +33,7 @@ start_distccd() {
 # HOSTS when given.
 build() {
 	CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-${1##*/} WF_DISTCC_HOSTS=${2:-} \
-		run "$CHECKS/build/kbuild.sh" -s "$WF_REPO" -o "$1" boot
+		run "$TOOLS/kbuild.sh" -s "$WF_REPO" -o "$1" boot
 	echo "$output"
 }
 

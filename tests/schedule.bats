@@ -59,9 +59,7 @@ last_line() {
 @test "schedule: the reports are written while the run goes on, the results to come pending" {
 	# A check of stage 3 (it needs the off config's build) that keeps a
 	# copy of the reports as they stand when it runs on commit 1.
-	# (the build check finds tools/ beside checks/)
 	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
-	ln -s "$REPO_ROOT/tools" "$BATS_TEST_TMPDIR/tools"
 	mkdir "$BATS_TEST_TMPDIR/checks/spy"
 	cat >"$BATS_TEST_TMPDIR/checks/spy/run" <<CHECK
 #!/bin/sh

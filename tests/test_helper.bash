@@ -317,14 +317,19 @@ validate_commit_edit() {
 		commit -q -s -m "$3" -m "${4:-Why this change is needed.}"
 }
 
-# checks_copy: a copy of checks/ in CHECKS_COPY, for a test's edits,
-# beside links to tools/ and qemu-boot/ (the build check's scripts find
-# tools/lib.sh next to their checks directory).
+# checks_copy: a copy of the workflow in WF_COPY for a test's edits:
+# checks/ (CHECKS_COPY), configs/ (CONFIGS_COPY, exported as
+# WF_CONFIGS_DIR) and tools/, beside a link to qemu-boot/.  The copy's
+# own scripts read the copy: a check's 'uses' paths are the copy's.
 checks_copy() {
-	mkdir -p "$BATS_TEST_TMPDIR/wf"
-	CHECKS_COPY=$BATS_TEST_TMPDIR/wf/checks
+	WF_COPY=$BATS_TEST_TMPDIR/wf
+	mkdir -p "$WF_COPY"
+	CHECKS_COPY=$WF_COPY/checks
+	CONFIGS_COPY=$WF_COPY/configs
 	cp -r "$CHECKS" "$CHECKS_COPY"
-	ln -s "$TOOLS" "$BATS_TEST_TMPDIR/wf/tools"
+	cp -r "$REPO_ROOT/configs" "$CONFIGS_COPY"
+	cp -r "$TOOLS" "$WF_COPY/tools"
+	export WF_CONFIGS_DIR=$CONFIGS_COPY
 	ln -s "$QEMU_BOOT" "$BATS_TEST_TMPDIR/wf/qemu-boot"
 }
 

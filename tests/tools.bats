@@ -372,7 +372,7 @@ CONFIG
 @test "build: an unknown config is named before a missing kernel tree" {
 	run make -s -C "$REPO_ROOT" build CONFIG=no-such-config
 	[ "$status" -ne 0 ]
-	[[ ${lines[0]} == "build: error: unknown config 'no-such-config' (see "*"/checks/configs/matrix.txt)" ]]
+	[[ ${lines[0]} == "build: error: unknown config 'no-such-config' (see "*"/configs/matrix.txt)" ]]
 	run "$CHECKS/build.sh" boot
 	[ "$status" -eq 2 ]
 	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]

@@ -5,7 +5,7 @@
 #   tools/bench-distcc.sh [-d DIR] [-s SRC] [CONFIG]
 #
 # Builds SRC (default: the branch's work tree in the cache, at its tip)
-# in CONFIG (default boot) twice with checks/build/kbuild.sh, each from an
+# in CONFIG (default boot) twice with tools/kbuild.sh, each from an
 # empty ccache in the same, emptied, build directory under DIR (default
 # $WF_CACHE/bench-distcc): once locally, once with every compile sent to
 # a distccd that this script starts on 127.0.0.1 only (--allow
@@ -49,7 +49,7 @@ build() {
 	info "$name build of $CONFIG$([[ -z $hosts ]] || printf ' through %s' "$hosts") (log: $DIR/$name/build/build.log)"
 	start=$(date +%s)
 	CCACHE_DIR=$DIR/$name/ccache DISTCC_DIR=$DIR/$name/distcc WF_DISTCC_HOSTS=$hosts \
-		"$WF_HOME/checks/build/kbuild.sh" -s "$SRC" -o "$DIR/build" "$CONFIG" >&2 || rc=$?
+		"$WF_HOME/tools/kbuild.sh" -s "$SRC" -o "$DIR/build" "$CONFIG" >&2 || rc=$?
 	SECS[$name]=$(($(date +%s) - start))
 	mv "$DIR/build" "$DIR/$name/build"
 	[[ $rc -eq 0 ]] || die "the $name build of $CONFIG failed (exit $rc; log: $DIR/$name/build/build.log)"

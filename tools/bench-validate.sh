@@ -123,7 +123,7 @@ main() {
 		naive_step
 		return
 	fi
-	CHECKS=checkpatch,sparse,$(vl_matrix_configs "$WF_HOME/checks/configs/matrix.txt" | paste -sd,),qemu
+	CHECKS=checkpatch,sparse,$(vl_matrix_configs "$WF_HOME/configs/matrix.txt" | paste -sd,),qemu
 	while getopts 'd:c:t:k:NE' opt; do
 		case $opt in
 		d) dir=$OPTARG ;;

@@ -5,7 +5,7 @@
 # of "file: warning: message" lines (line numbers removed, see kbuild.sh).
 # shellcheck shell=bash
 
-# logged_kbuild PROG OUT ARGS...: checks/build/kbuild.sh -o OUT ARGS...
+# logged_kbuild PROG OUT ARGS...: tools/kbuild.sh -o OUT ARGS...
 # under the name PROG (its progress lines), then its build log on stderr
 # (the check's log), whatever happened (none when kbuild.sh refused its
 # input: an earlier build's log is removed first); kbuild.sh's status

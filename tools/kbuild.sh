@@ -3,15 +3,15 @@
 # kbuild that the build and sparse checks and checks/build.sh ("make
 # build") share.
 #
-#   checks/build/kbuild.sh -s SRC -o OUT [-t TARGET]... [-C CHECK] [-m MAKEARG]... CONFIG
+#   tools/kbuild.sh -s SRC -o OUT [-t TARGET]... [-C CHECK] [-m MAKEARG]... CONFIG
 #
 # SRC is the kernel work tree, OUT the build directory; -t names a target
 # of make (bzImage without one; each -t adds one: kernel/sysctl.o builds
 # that object alone, as kbuild's single targets do).  -C is make's C=
 # (1: the checker on what is rebuilt, 2: on every target); -m adds one
 # make argument (for instance CHECK=checks/sparse/sparse-cc).  The config
-# is tinyconfig with the fragments that configs/matrix.txt (beside this
-# directory; WF_CONFIGS_DIR names another) lists for CONFIG.  Every
+# is tinyconfig with the fragments that configs/matrix.txt (of the
+# workflow; WF_CONFIGS_DIR names another) lists for CONFIG.  Every
 # requested symbol that the tree defines must end up with the requested
 # value.  Writes OUT/build.log and OUT/warnings.txt (compiler and sparse
 # warnings as "file: message", line numbers removed), also when the
@@ -28,9 +28,9 @@
 # Exit status: 0 built, 1 the build or the config failed, 2 bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(cd "$(dirname "$0")/../.." && pwd)/tools/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-CONFIGS=${WF_CONFIGS_DIR:-$(cd "$(dirname "$0")/../configs" && pwd)}
+CONFIGS=${WF_CONFIGS_DIR:-$WF_HOME/configs}
 
 usage() {
 	echo "usage: $0 -s SRC -o OUT [-t TARGET]... [-C CHECK] [-m MAKEARG]... CONFIG" >&2
