@@ -54,19 +54,19 @@ export:
 
 ## checkpatch: checkpatch.pl --strict on every commit of the branch (RANGE=a..b another range)
 checkpatch:
-	@checks/checkpatch.sh $(RANGE)
+	@tools/checkpatch.sh $(RANGE)
 
 ## build: build the branch tip in CONFIG (default boot; see configs/matrix.txt)
 build:
-	@checks/build.sh $(CONFIG)
+	@tools/build.sh $(CONFIG)
 
 ## boot: build the boot config at the tip and run the smoke test in QEMU
 boot:
-	@checks/boot.sh
+	@tools/boot.sh
 
 ## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1)
 validate: rebuild
-	@WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) checks/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
+	@WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
 
 ## cost-stages: the tip built once more with qemu-boot/cost-stages.patch (debug only): the median time of each stage of a sysctl(2) call next to open/read/close (SAMPLES=)
 cost-stages:
@@ -74,7 +74,7 @@ cost-stages:
 
 ## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=, PROGRAMS=fuzz,threads only those)
 stress: rebuild $(STRESS_AFTER)
-	@checks/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(PROGRAMS),-P $(PROGRAMS)) $(if $(filter 1,$(FORCE)),-f)
+	@tools/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(PROGRAMS),-P $(PROGRAMS)) $(if $(filter 1,$(FORCE)),-f)
 
 ## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
 bench-validate: rebuild
@@ -130,8 +130,8 @@ test-tools: deps
 
 ## lint: shellcheck the scripts and the tests (also: functions whose set -e an if or || turns off)
 lint:
-	@shellcheck -x --enable=check-set-e-suppressed tools/*.sh checks/*.sh checks/*/run \
-		checks/*/*.sh checks/sparse/sparse-cc checks/qemu/boot qemu-boot/*.sh \
+	@shellcheck -x --enable=check-set-e-suppressed tools/*.sh runner/*.sh checks/*/run \
+		checks/sparse/sparse-cc checks/qemu/boot qemu-boot/*.sh \
 		tests/*.sh .ci/run tests/*.bats tests/*.bash tests/fixtures/validate/boot.sh \
 		tests/fixtures/validate/guest-run.sh
 

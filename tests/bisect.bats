@@ -82,7 +82,7 @@ setup() {
 	unset WF_TEST_BISECT_BOOT
 	cd "$WF_REPO"
 	git checkout -q fixture-topic~4
-	# Enough of a kernel tree for checks/build.sh to get to make.
+	# Enough of a kernel tree for tools/build.sh to get to make.
 	mkdir -p kernel/configs arch/x86/configs
 	: >kernel/configs/tiny-base.config
 	: >kernel/configs/tiny.config

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Tests of the check directories codespell, kernel-doc, w1 and clang, run by
-# checks/validate.sh on the fixture kernel of validate.bats
+# runner/validate.sh on the fixture kernel of validate.bats
 # (tests/fixtures/validate; checkpatch.pl, spelling.txt and kernel-doc
 # of the real 6.1 base).  Each check passes on a clean commit, fails on
 # a broken one, and lets a finding that the parent already had pass.
@@ -98,7 +98,7 @@ commit_tool() {
 	[ "$(cell 1 checkpatch)" = infra ]
 	[ "$(reason 1 checkpatch)" = "checkpatch: perl is not installed (run: apt-get install perl)" ]
 	# make checkpatch says so too, and judges no commit.
-	PATH=$BATS_TEST_TMPDIR/bin run "$CHECKS/checkpatch.sh" "$VALIDATE_RANGE"
+	PATH=$BATS_TEST_TMPDIR/bin run "$TOOLS/checkpatch.sh" "$VALIDATE_RANGE"
 	[ "$status" -eq 3 ]
 	[[ $output == *"checkpatch: infrastructure error: "*": checkpatch: perl is not installed (run: apt-get install perl)" ]]
 	[[ $output != *"fail "* ]]

@@ -101,14 +101,14 @@ same_objects() {
 	start_distccd
 	# (the builds' compiles, not ccache's hits: a ccache of the test's own)
 	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-validate
-	WF_DISTCC_HOSTS="127.0.0.1:$DISTCC_PORT/2" run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/out-distcc" \
+	WF_DISTCC_HOSTS="127.0.0.1:$DISTCC_PORT/2" run "$RUNNER/validate.sh" -o "$BATS_TEST_TMPDIR/out-distcc" \
 		-c boot,qemu,nonet "$VALIDATE_RANGE"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c COMPILE_OK "$DISTCCD_LOG")" -ge 4 ]
 	# The same run again, locally, from an empty result cache and ccache.
 	rm -rf "$WF_CACHE/branches/6.1/validate" "$CCACHE_DIR"
-	run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/out-local" -c boot,qemu,nonet "$VALIDATE_RANGE"
+	run "$RUNNER/validate.sh" -o "$BATS_TEST_TMPDIR/out-local" -c boot,qemu,nonet "$VALIDATE_RANGE"
 	[ "$status" -eq 0 ]
 	verdicts='[.commits[] | .results | to_entries[] | {check: .key, status: .value.status, reason: .value.reason}]'
 	[ "$(jq -c "$verdicts" "$BATS_TEST_TMPDIR/out-distcc/results.json")" = \

@@ -10,7 +10,7 @@ bats_require_minimum_version 1.5.0
 # set variables, they do not define settings).
 project_scripts() {
 	cd "$REPO_ROOT" &&
-		git ls-files -- tools checks qemu-boot Makefile tests/run.sh tests/test_helper.bash \
+		git ls-files -- tools runner checks qemu-boot Makefile tests/run.sh tests/test_helper.bash \
 			tests/faults-fixture.sh '*.bats' | grep -v '^tests/mutants/'
 }
 
@@ -53,8 +53,8 @@ project_scripts() {
 	[[ ${#bad[@]} -eq 0 ]]
 }
 
-@test "docs: no test edits a project script (sed -i on tools/, checks/ or qemu-boot/)" {
-	run grep -nE 'sed -i[^|;]*(tools|checks|qemu-boot|TOOLS|CHECKS|QEMU_BOOT)/' --exclude=docs.bats \
+@test "docs: no test edits a project script (sed -i on tools/, runner/, checks/ or qemu-boot/)" {
+	run grep -nE 'sed -i[^|;]*(tools|runner|checks|configs|qemu-boot|TOOLS|RUNNER|CHECKS|QEMU_BOOT)/' --exclude=docs.bats \
 		"$REPO_ROOT"/tests/*.bats "$REPO_ROOT"/tests/*.bash
 	echo "$output"
 	[[ $status -eq 1 ]]
@@ -86,7 +86,7 @@ project_scripts() {
 	run grep -nE "sed -n '[0-9,]+p' \"\\\$0\"" "${scripts[@]}"
 	echo "$output"
 	[[ $status -eq 1 ]]
-	for s in checks/validate.sh tools/bench-validate.sh qemu-boot/run.sh; do
+	for s in runner/validate.sh tools/bench-validate.sh qemu-boot/run.sh; do
 		run --separate-stderr "$REPO_ROOT/$s" -Z
 		# shellcheck disable=SC2154 # set by run --separate-stderr
 		echo "$s: $stderr"

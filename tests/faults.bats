@@ -430,14 +430,14 @@ half_sent() {
 	[ "$output" = "send: error: v1 was sent already (cover-letters/6.1/sent/v1): make submit writes v2" ]
 }
 
-# stress_fixture ARGS...: checks/stress.sh with the fixture guest
+# stress_fixture ARGS...: tools/stress.sh with the fixture guest
 # (tests/fixtures/stress: no kernel, no QEMU) and small counts, never a
 # kept result (-f).
 stress_fixture() {
 	printf 'not a kernel\n' >"$BATS_TEST_TMPDIR/bzImage"
 	WF_TEST_STRESS_RUN=$REPO_ROOT/tests/fixtures/stress/run.sh \
 		WF_TEST_STRESS_MKINITRAMFS=$REPO_ROOT/tests/fixtures/stress/mkinitramfs.sh FIXTURE_STRESS_DELAY=0 \
-		run "$CHECKS/stress.sh" -f -k "$BATS_TEST_TMPDIR/bzImage" -n 2000 -T 1 -t 60 "$@"
+		run "$TOOLS/stress.sh" -f -k "$BATS_TEST_TMPDIR/bzImage" -n 2000 -T 1 -t 60 "$@"
 }
 
 @test "stress: a killed run's partial output is removed and named; summary.txt comes last" {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of the kconfig check (checks/kconfig), run by checks/validate.sh
+# Tests of the kconfig check (checks/kconfig), run by runner/validate.sh
 # on the fixture kernel of validate.bats with a Kconfig of the real 6.1
 # base: its init/Kconfig (the files it sources left out: kconfig reads
 # them from nowhere else here), scripts/Kconfig.include and the version

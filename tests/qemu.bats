@@ -48,11 +48,11 @@ setup_file() {
 	local out=$BATS_TEST_TMPDIR/out src=$BATS_TEST_TMPDIR/src
 	mkdir -p "$out/arch/x86/boot" "$src"
 	cp "$KERNEL" "$out/arch/x86/boot/bzImage"
-	run "$CHECKS/boot.sh" -B -s "$src" -o "$out"
+	run "$TOOLS/boot.sh" -B -s "$src" -o "$out"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^ok .* - /proc/sys/kernel/ostype reads Linux' "$out/console.log"
-	run "$CHECKS/boot.sh" -B -s "$src" -o "$out" -t 60 -a "rdinit=/nothing"
+	run "$TOOLS/boot.sh" -B -s "$src" -o "$out" -t 60 -a "rdinit=/nothing"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"FAIL: kernel reported: Kernel panic - not syncing"* ]]

@@ -11,7 +11,7 @@
 # checkpatch), port.bats (make port on two fixture branches),
 # faults.bats (recovery from killed runs, tools/faults.sh
 # with small counts), qemu.bats (the runner and the smoke test; one build of the
-# boot kernel the first time), stress.bats (checks/stress.sh on that
+# boot kernel the first time), stress.bats (tools/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
 # fixture kernel), schedule.bats (its order by cost, its reports while
 # it runs, FAIL_FAST), distcc.bats (builds through a distccd on

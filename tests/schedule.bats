@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of the order in which checks/validate.sh gives its verdicts, on
+# Tests of the order in which runner/validate.sh gives its verdicts, on
 # the fixture kernel of validate.bats: the cheap checks on every commit
 # first, then the boot config's build and boot per commit, then the rest;
 # the reports written while the run goes on; FAIL_FAST.

@@ -57,7 +57,7 @@ setup_file() {
 }
 
 @test "series: every commit passes checkpatch --strict" {
-	run "$CHECKS/checkpatch.sh"
+	run "$TOOLS/checkpatch.sh"
 	echo "$output" | tail -n 30
 	[ "$status" -eq 0 ]
 	[[ ${lines[-1]} == "checkpatch: $NPATCHES commit(s): $NPATCHES pass, 0 fail" ]]
@@ -65,7 +65,7 @@ setup_file() {
 
 @test "series: every commit passes checkpatch, codespell and kernel-doc in validate" {
 	local c repo=$WF_CACHE/branches/6.1/linux
-	run "$CHECKS/validate.sh" -c checkpatch,codespell,kernel-doc -o "$BATS_TEST_TMPDIR/validate"
+	run "$RUNNER/validate.sh" -c checkpatch,codespell,kernel-doc -o "$BATS_TEST_TMPDIR/validate"
 	echo "$output" | grep -v '^validate: \[' | tail -n 40
 	[ "$status" -eq 0 ]
 	[[ $output == *"$((NPATCHES * 3)) result(s): 0 failed"* ]]
@@ -89,7 +89,7 @@ setup_file() {
 }
 
 @test "series: the tip builds in the boot config and passes the smoke test in QEMU" {
-	run "$CHECKS/boot.sh"
+	run "$TOOLS/boot.sh"
 	echo "$output" | tail -n 30
 	[ "$status" -eq 0 ]
 	[[ $output == *"config boot: built bzImage, 0 warning(s)"* ]]
@@ -106,7 +106,7 @@ setup_file() {
 	# The kselftest, 100,000 fuzzer calls and the concurrency test, 64 and
 	# 32 bit, on the boot kernel of the tip (the debug kernel's run,
 	# KASAN and lockdep, is the main job's: make stress).
-	run "$CHECKS/stress.sh" -k "$KERNEL" -C -o "$BATS_TEST_TMPDIR/stress"
+	run "$TOOLS/stress.sh" -k "$KERNEL" -C -o "$BATS_TEST_TMPDIR/stress"
 	echo "$output" | tail -n 30
 	[ "$status" -eq 0 ]
 	summary=$BATS_TEST_TMPDIR/stress/summary.txt

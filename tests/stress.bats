@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of checks/stress.sh: bad input is named in one line, a failing
+# Tests of tools/stress.sh: bad input is named in one line, a failing
 # program and a debug report in the kernel log each fail the run, and the
 # fuzzer, the concurrency test and the cost benchmark fail on a broken
 # sysctl(2).  The guest is the boot-config kernel of the tests' cache (-k),
@@ -26,7 +26,7 @@ setup() {
 
 # stress ARGS...: a short stress run on the stand-in kernel.
 stress() {
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 2000 -T 1 -t 300 "$@"
+	run "$TOOLS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 2000 -T 1 -t 300 "$@"
 }
 
 @test "stress: the programs pass on the series and the table lists each" {
@@ -51,7 +51,7 @@ stress() {
 	[[ $output == *"booting the debug kernel"* ]]
 	[[ $output != *"fuzz_32"* ]]
 	[[ $output != *"fuzzer under"* ]]
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P threads,fuzz3
+	run "$TOOLS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P threads,fuzz3
 	[ "$status" -eq 2 ]
 	[[ $output == "stress: error: -P: unknown guest program 'fuzz3' (of: kselftest kselftest_32 fuzz fuzz_32 threads threads_32 cost)" ]]
 }
@@ -81,19 +81,19 @@ stress() {
 }
 
 @test "stress: bad input is named in one line and nothing runs" {
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n lots
+	run "$TOOLS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n lots
 	[ "$status" -eq 2 ]
 	[[ $output == *"error: CALLS must be a number, not 'lots'"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/out/summary.txt" ]
-	run "$CHECKS/stress.sh" -k "$BATS_TEST_TMPDIR/no-such-bzImage"
+	run "$TOOLS/stress.sh" -k "$BATS_TEST_TMPDIR/no-such-bzImage"
 	[ "$status" -eq 2 ]
 	[[ $output == *"error: kernel image $BATS_TEST_TMPDIR/no-such-bzImage does not exist"* ]]
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P fuzz -p /no/such/program
+	run "$TOOLS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P fuzz -p /no/such/program
 	[ "$status" -eq 2 ]
 	[[ $output == *"error: test program /no/such/program does not exist or is not executable"* ]]
 	# That run had begun (the programs were being built): it ended
 	# cleanly, so the next one finds no interrupted run to clean up.
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P fuzz -p /no/such/program
+	run "$TOOLS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -P fuzz -p /no/such/program
 	[ "$status" -eq 2 ]
 	[[ $output != *"interrupted run"* ]]
 }
@@ -113,7 +113,7 @@ stress() {
 	stress -P fuzz -C -f
 	[ "$status" -eq 0 ]
 	[[ $output == *"booting the debug kernel"* ]]
-	run "$CHECKS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -P fuzz -C
+	run "$TOOLS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -P fuzz -C
 	[ "$status" -eq 0 ]
 	[[ $output == *"booting the debug kernel"* ]]
 }
@@ -131,12 +131,12 @@ stress() {
 @test "stress: the cost run boots the boot kernel make validate kept for the tip, and builds one otherwise" {
 	# The fixture of tools/faults.sh: the fixture kernel, a stand-in guest.
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
-	"$CHECKS/validate.sh" -c boot >/dev/null
-	run "$CHECKS/validate.sh" -k boot
+	"$RUNNER/validate.sh" -c boot >/dev/null
+	run "$RUNNER/validate.sh" -k boot
 	[ "$status" -eq 0 ]
 	kept=${output#* }
 	[ "${output%% *}" = "$(git -C "$WF_REPO" rev-parse 'HEAD^{tree}')" ]
-	run "$CHECKS/stress.sh" -n 100 -T 1
+	run "$TOOLS/stress.sh" -n 100 -T 1
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"stress: the boot config: the kernel make validate built for this tree ($kept/arch/x86/boot/bzImage)"* ]]
@@ -145,9 +145,9 @@ stress() {
 	# A commit make validate has not seen: no kept kernel of its tree.
 	printf '/* more */\n' >>"$WF_REPO/kernel/names.c"
 	dev_git commit -q -a -s -m "sysctl: One more line"
-	run "$CHECKS/validate.sh" -k boot
+	run "$RUNNER/validate.sh" -k boot
 	[ "$status" -eq 1 ]
-	run "$CHECKS/stress.sh" -n 100 -T 1
+	run "$TOOLS/stress.sh" -n 100 -T 1
 	[ "$status" -eq 0 ]
 	[[ $output == *"building the boot config of $WF_REPO (for the cost figures)"* ]]
 	[ -e "$WF_CACHE/branches/6.1/build/boot/arch/x86/boot/bzImage" ]
@@ -158,7 +158,7 @@ stress() {
 	# The fixture guest's cost programs say ratio=0.50.
 	rec=$BATS_TEST_TMPDIR/recorded.txt
 	printf '# comment\ncost kernel.ostype 0.50\ncost_32 kernel.ostype 0.40\n' >"$rec"
-	run "$CHECKS/stress.sh" -n 100 -T 1 -R "$rec"
+	run "$TOOLS/stress.sh" -n 100 -T 1 -R "$rec"
 	[ "$status" -eq 0 ]
 	sum=$WF_TOP/out/6.1/stress/summary.txt
 	grep -qE '^boot +cost +pass +cost: kernel.ostype ratio=0.50' "$sum"
@@ -167,11 +167,11 @@ stress() {
 	grep -qE '^cost_32 +kernel.ostype +0.50 +0.40 +\+25%  REGRESSION \(more than 10% above the recorded ratio\)$' "$sum"
 	# Not a failure: a figure for a person; nothing recorded is said so.
 	printf 'cost kernel.ostype 0.46\n' >"$rec"
-	run "$CHECKS/stress.sh" -n 100 -T 1 -R "$rec"
+	run "$TOOLS/stress.sh" -n 100 -T 1 -R "$rec"
 	[ "$status" -eq 0 ]
 	grep -qE '^cost +kernel.ostype +0.50 +0.46 +\+9%$' "$sum"
 	grep -qE '^cost_32 +kernel.ostype +0.50 +- +\(none recorded\)$' "$sum"
-	run "$CHECKS/stress.sh" -n 100 -T 1 -R "$BATS_TEST_TMPDIR/nothing.txt"
+	run "$TOOLS/stress.sh" -n 100 -T 1 -R "$BATS_TEST_TMPDIR/nothing.txt"
 	[ "$status" -eq 2 ]
 	[[ $output == *"the recorded cost figures $BATS_TEST_TMPDIR/nothing.txt do not exist"* ]]
 }

@@ -5,6 +5,7 @@
 REPO_ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 TOOLS=$REPO_ROOT/tools
 CHECKS=$REPO_ROOT/checks
+RUNNER=$REPO_ROOT/runner
 # shellcheck disable=SC2034 # used by the .bats files
 QEMU_BOOT=$REPO_ROOT/qemu-boot
 
@@ -227,7 +228,7 @@ make_kernel_series() {
 	"$TOOLS/export.sh"
 }
 
-# pass_validation [FILTER]: out/6.1/validate/results.json as checks/validate.sh
+# pass_validation [FILTER]: out/6.1/validate/results.json as runner/validate.sh
 # writes it, every commit of base..topic passing checkpatch and boot;
 # FILTER, a jq program, edits it (a failed or missing result).
 # shellcheck disable=SC2120 # FILTER comes from preflight.bats and send.bats (load is not followed)
@@ -263,11 +264,11 @@ change_series_cover() {
 	} >"$WF_TOP/cover-letters/6.1/v2.txt"
 }
 
-# setup_validate_fixture: a fixture kernel repo for checks/validate.sh:
+# setup_validate_fixture: a fixture kernel repo for runner/validate.sh:
 # the fixture tarball's base, then one commit adding checkpatch and
 # kernel-doc (from the real 6.1 base), the files that make checkpatch
 # recognise a kernel tree, the tiny Makefile of tests/fixtures/validate
-# and the config files that checks/build.sh reads.  Tagged fixture-base;
+# and the config files that tools/build.sh reads.  Tagged fixture-base;
 # validate base..topic with VALIDATE_RANGE.  The boot command is the
 # fixture's, and so is the guest of the guest check
 # (tests/fixtures/validate/guest-run.sh).
@@ -319,7 +320,7 @@ validate_commit_edit() {
 
 # checks_copy: a copy of the workflow in WF_COPY for a test's edits:
 # checks/ (CHECKS_COPY), configs/ (CONFIGS_COPY, exported as
-# WF_CONFIGS_DIR) and tools/, beside a link to qemu-boot/.  The copy's
+# WF_CONFIGS_DIR), tools/ and runner/, beside a link to qemu-boot/.  The copy's
 # own scripts read the copy: a check's 'uses' paths are the copy's.
 checks_copy() {
 	WF_COPY=$BATS_TEST_TMPDIR/wf
@@ -329,6 +330,7 @@ checks_copy() {
 	cp -r "$CHECKS" "$CHECKS_COPY"
 	cp -r "$REPO_ROOT/configs" "$CONFIGS_COPY"
 	cp -r "$TOOLS" "$WF_COPY/tools"
+	cp -r "$RUNNER" "$WF_COPY/runner"
 	export WF_CONFIGS_DIR=$CONFIGS_COPY
 	ln -s "$QEMU_BOOT" "$BATS_TEST_TMPDIR/wf/qemu-boot"
 }
@@ -339,7 +341,7 @@ checks_copy() {
 
 # validate [ARGS...]: run the validator on the fixture range.
 validate() {
-	run "$CHECKS/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
+	run "$RUNNER/validate.sh" -o "$OUT" "$@" "$VALIDATE_RANGE"
 }
 
 # cell ROW CHECK: the status of CHECK on commit ROW (1-based) in the JSON.
@@ -377,7 +379,7 @@ use_boot_kernel() {
 	if [[ ! -e $stamp ]]; then
 		echo "# the boot kernel for $1, in $TEST_CACHE (log: $log)" >&3
 		mkdir -p "$TEST_CACHE"
-		{ "$TOOLS/base.sh" && "$TOOLS/rebuild.sh" && "$CHECKS/build.sh" boot; } >"$log" 2>&1 || {
+		{ "$TOOLS/base.sh" && "$TOOLS/rebuild.sh" && "$TOOLS/build.sh" boot; } >"$log" 2>&1 || {
 			echo "# cannot build the boot kernel: see $log" >&3
 			tail -n 20 "$log" >&3
 			return 1

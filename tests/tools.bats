@@ -364,7 +364,7 @@ CONFIG
 
 @test "build: an unknown config is named" {
 	"$TOOLS/rebuild.sh"
-	run "$CHECKS/build.sh" -s "$WF_REPO" no-such-config
+	run "$TOOLS/build.sh" -s "$WF_REPO" no-such-config
 	[ "$status" -eq 2 ]
 	[[ $output == *"unknown config 'no-such-config'"* ]]
 }
@@ -373,7 +373,7 @@ CONFIG
 	run make -s -C "$REPO_ROOT" build CONFIG=no-such-config
 	[ "$status" -ne 0 ]
 	[[ ${lines[0]} == "build: error: unknown config 'no-such-config' (see "*"/configs/matrix.txt)" ]]
-	run "$CHECKS/build.sh" boot
+	run "$TOOLS/build.sh" boot
 	[ "$status" -eq 2 ]
 	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]
 }
@@ -404,9 +404,9 @@ CONFIG
 # by one that logs its start and end in DIR/log, a second apart.
 fake_stages() {
 	local dir=$1 s
-	mkdir -p "$dir/tools" "$dir/checks"
+	mkdir -p "$dir/tools" "$dir/runner"
 	cp "$REPO_ROOT/Makefile" "$dir/"
-	for s in tools/deps tools/base tools/rebuild checks/validate checks/stress; do
+	for s in tools/deps tools/base tools/rebuild runner/validate tools/stress; do
 		printf '#!/bin/sh\necho "start %s" >>"%s"\nsleep 1\necho "end %s" >>"%s"\n' \
 			"${s#*/}" "$dir/log" "${s#*/}" "$dir/log" >"$dir/$s.sh"
 		chmod +x "$dir/$s.sh"
@@ -432,7 +432,7 @@ fake_stages() {
 	git -C "$WF_REPO" tag -f fixture-base >/dev/null
 	commit_in_repo kernel/sysctl.c '/* one */\nint one;\n/* two */\nint two;\n/* three */\nint three = 3;\n' "sysctl: Initialise three"
 	commit_in_repo kernel/new.c 'int  bad ;   \n' "sysctl: Add badly formatted code"
-	run "$CHECKS/checkpatch.sh" fixture-base..fixture-topic
+	run "$TOOLS/checkpatch.sh" fixture-base..fixture-topic
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == "pass "*" sysctl: Initialise three: checkpatch: 0 errors, 0 warnings, 0 checks" ]]
 	[[ ${lines[1]} == "fail "*" sysctl: Add badly formatted code: checkpatch: 1 errors, 2 warnings, 0 checks" ]]
@@ -444,11 +444,11 @@ fake_stages() {
 	[ "$status" -ne 0 ]
 	[[ ${lines[0]} == "fail "*" sysctl: Add badly formatted code: "* ]]
 	[[ $output == *"checkpatch: 1 commit(s): 0 pass, 1 fail"* ]]
-	run "$CHECKS/checkpatch.sh" fixture-base..no-such-branch
+	run "$TOOLS/checkpatch.sh" fixture-base..no-such-branch
 	[ "$status" -eq 2 ]
 	[ "$output" = "checkpatch: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
 	# No commit is no verdict, never "0 commit(s): 0 pass, 0 fail".
-	run "$CHECKS/checkpatch.sh" fixture-topic..fixture-topic
+	run "$TOOLS/checkpatch.sh" fixture-topic..fixture-topic
 	[ "$status" -eq 2 ]
 	[ "$output" = "checkpatch: error: no commits in the range 'fixture-topic..fixture-topic': nothing to check" ]
 }
@@ -456,9 +456,9 @@ fake_stages() {
 @test "make validate passes RANGE, CHECKS, V and FAIL_FAST through" {
 	run make -s -n -C "$REPO_ROOT" validate RANGE=a..b CHECKS=checkpatch,qemu V=1
 	[ "$status" -eq 0 ]
-	[[ $output == *"WF_VERBOSE=1 WF_FAIL_FAST= checks/validate.sh -c checkpatch,qemu a..b"* ]]
+	[[ $output == *"WF_VERBOSE=1 WF_FAIL_FAST= runner/validate.sh -c checkpatch,qemu a..b"* ]]
 	run make -s -n -C "$REPO_ROOT" validate FAIL_FAST=1
-	[[ $output == *"WF_FAIL_FAST=1 checks/validate.sh"* ]]
+	[[ $output == *"WF_FAIL_FAST=1 runner/validate.sh"* ]]
 }
 
 @test "export, validate, checkpatch: a topic package that is not installed is named in one line" {
@@ -468,10 +468,10 @@ fake_stages() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "export: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 	mkdir -p "$WF_REPO/.git"
-	run "$CHECKS/validate.sh" -o "$BATS_TEST_TMPDIR/out"
+	run "$RUNNER/validate.sh" -o "$BATS_TEST_TMPDIR/out"
 	[ "$status" -eq 1 ]
 	[ "$output" = "validate: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
-	run "$CHECKS/checkpatch.sh"
+	run "$TOOLS/checkpatch.sh"
 	[ "$status" -eq 1 ]
 	[ "$output" = "checkpatch: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 }

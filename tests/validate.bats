@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of checks/validate.sh, the runner of the check directories, on a
+# Tests of runner/validate.sh, the runner of the check directories, on a
 # fixture kernel tree (tests/fixtures/validate: a Makefile with kbuild's
 # interface that compiles two C files into a host program printing a
 # "console log").  The real checks run: checks/build (kbuild.sh),
@@ -331,7 +331,7 @@ TOOL
 	validate -c debug
 	[ "$status" -eq 2 ]
 	[[ $output == "validate: error: unknown check 'debug' "* ]]
-	run "$CHECKS/validate.sh" -o "$OUT" fixture-base..no-such-branch
+	run "$RUNNER/validate.sh" -o "$OUT" fixture-base..no-such-branch
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
 	# A list of no check is no check, not all of them and not none.
@@ -345,13 +345,13 @@ TOOL
 	validate -c checkpatch
 	[ "$status" -eq 0 ]
 	cp -r "$OUT" "$BATS_TEST_TMPDIR/before"
-	run "$CHECKS/validate.sh" -o "$OUT" -c checkpatch fixture-topic..fixture-topic
+	run "$RUNNER/validate.sh" -o "$OUT" -c checkpatch fixture-topic..fixture-topic
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: no commits in the range 'fixture-topic..fixture-topic': nothing to validate" ]
 	# The default range: the branch reset to its base.
 	git -C "$WF_REPO" reset -q --hard fixture-base
 	git -C "$WF_REPO" update-ref refs/heads/fixture-topic "$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')"
-	run "$CHECKS/validate.sh" -o "$OUT" -c checkpatch
+	run "$RUNNER/validate.sh" -o "$OUT" -c checkpatch
 	[ "$status" -eq 2 ]
 	[ "$output" = "validate: error: no commits in the range 'refs/tags/base/6.1.99-1..refs/heads/fixture-topic': nothing to validate (is fixture-topic at its base? make rebuild applies patches/)" ]
 	diff -r "$BATS_TEST_TMPDIR/before" "$OUT"
@@ -526,7 +526,7 @@ CHECK
 	full_tmpfs "$WF_CACHE" 64m "$WF_CACHE.before"
 	rm "$WF_CACHE/filler"
 	fallocate -l $(($(stat -f -c '%a * %S' "$WF_CACHE") - 2 * 1024 * 1024)) "$WF_CACHE/filler"
-	run "$CHECKS/validate.sh" -o "$OUT" -c off fixture-topic~1..fixture-topic
+	run "$RUNNER/validate.sh" -o "$OUT" -c off fixture-topic~1..fixture-topic
 	echo "$output"
 	[ "$status" -eq 3 ]
 	[[ $output != *"error: cannot"* ]]
@@ -535,7 +535,7 @@ CHECK
 	[ -z "$(find "$WF_CACHE" -name status)" ]
 	# Room again: it passes.
 	rm "$WF_CACHE/filler"
-	run "$CHECKS/validate.sh" -o "$OUT" -c off fixture-topic~1..fixture-topic
+	run "$RUNNER/validate.sh" -o "$OUT" -c off fixture-topic~1..fixture-topic
 	[ "$status" -eq 0 ]
 }
 
@@ -600,7 +600,7 @@ CHECK
 	# substitution ("trap: line 2: unexpected EOF while looking for
 	# matching `)'", seen once in a 2-hour run).  A hundred kills at
 	# random moments of a fast heartbeat hit that window.
-	run bash -c '. "$1/tools/lib.sh"; . "$1/checks/lib-validate.sh"
+	run bash -c '. "$1/tools/lib.sh"; . "$1/runner/lib.sh"
 		beat() { local x; x=$(echo "$(echo a)" | cut -c1); printf "%s\n" "$(echo "$x")" >/dev/null; }
 		for i in $(seq 100); do
 			vl_every 0.001 beat &

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark checks/validate.sh against the naive "git rebase --exec".
+# Benchmark runner/validate.sh against the naive "git rebase --exec".
 #
 #   tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]
 #
@@ -24,8 +24,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=checks/lib-validate.sh
-. "$WF_HOME/checks/lib-validate.sh"
+# shellcheck source=runner/lib.sh
+. "$WF_HOME/runner/lib.sh"
 
 usage() {
 	echo "usage: tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]" >&2
@@ -46,7 +46,7 @@ timed() {
 # validate_run: the validator on the scratch cache.
 validate_run() {
 	WF_CACHE=$BENCH/cache WF_REPO=$BENCH/cache/linux CCACHE_DIR=$BENCH/cache/ccache \
-		"$WF_HOME/checks/validate.sh" -o "$BENCH/out" -c "$CHECKS" "$BASE..$TOPIC_REF"
+		"$WF_HOME/runner/validate.sh" -o "$BENCH/out" -c "$CHECKS" "$BASE..$TOPIC_REF"
 }
 
 # step_split TIMINGS: "builds boots checkpatch total" seconds of a
@@ -72,13 +72,13 @@ naive_step() {
 		checkpatch) WF_CHECK_NAME=checkpatch WF_CHECK_SRC=$PWD WF_CHECK_COMMIT=HEAD WF_CHECK_OUT=$BENCH/naive \
 			"$WF_HOME/checks/checkpatch/run" >/dev/null 2>&1 || true ;;
 		sparse | qemu) ;;
-		boot) "$WF_HOME/checks/build.sh" -s "$PWD" -o "$BENCH/naive/boot" -C 1 \
+		boot) "$WF_HOME/tools/build.sh" -s "$PWD" -o "$BENCH/naive/boot" -C 1 \
 			-m "CHECK=$WF_HOME/checks/sparse/sparse-cc" boot || true ;;
-		*) "$WF_HOME/checks/build.sh" -s "$PWD" -o "$BENCH/naive/$c" "$c" || true ;;
+		*) "$WF_HOME/tools/build.sh" -s "$PWD" -o "$BENCH/naive/$c" "$c" || true ;;
 		esac
 	done
 	if [[ ,$CHECKS, == *,qemu,* ]]; then
-		"$WF_HOME/checks/boot.sh" -B -s "$PWD" -o "$BENCH/naive/boot" || true
+		"$WF_HOME/tools/boot.sh" -B -s "$PWD" -o "$BENCH/naive/boot" || true
 	fi
 }
 

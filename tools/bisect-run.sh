@@ -19,8 +19,8 @@
 #             to bisect a build break instead.
 #
 # The commands are those of the boot check, overridable for tests:
-#   WF_TEST_BISECT_BUILD  default: checks/build.sh -s "$SRC" -o "$OUT" boot
-#   WF_TEST_BISECT_BOOT   default: checks/boot.sh -B -s "$SRC" -o "$OUT"
+#   WF_TEST_BISECT_BUILD  default: tools/build.sh -s "$SRC" -o "$OUT" boot
+#   WF_TEST_BISECT_BOOT   default: tools/boot.sh -B -s "$SRC" -o "$OUT"
 #                    (the kernel the build step made, the series'
 #                    kselftest when the tree has it, initramfs,
 #                    qemu-boot/run.sh; no second make)
@@ -45,9 +45,9 @@ test_step() {
 	commit=$(git -C "$SRC" rev-parse --short=12 HEAD)
 	subject=$(git -C "$SRC" log -1 --format=%s HEAD)
 	# shellcheck disable=SC2016 # expanded by bash -c
-	local build=${WF_TEST_BISECT_BUILD:-'"$WF_HOME/checks/build.sh" -s "$SRC" -o "$OUT" boot'}
+	local build=${WF_TEST_BISECT_BUILD:-'"$WF_HOME/tools/build.sh" -s "$SRC" -o "$OUT" boot'}
 	# shellcheck disable=SC2016 # expanded by bash -c
-	local boot=${WF_TEST_BISECT_BOOT:-'"$WF_HOME/checks/boot.sh" -B -s "$SRC" -o "$OUT"'}
+	local boot=${WF_TEST_BISECT_BOOT:-'"$WF_HOME/tools/boot.sh" -B -s "$SRC" -o "$OUT"'}
 	bash -c "$build" >"$OUT/bisect-build.log" 2>&1 || rc=$?
 	if [[ $rc -ne 0 ]]; then
 		if [[ ${WF_BISECT_BUILD_FAIL:-skip} == bad ]]; then

@@ -75,7 +75,7 @@ main() {
 	prepare_tree "$commit"
 	what=$(git -C "$STAGES_DIR/linux" log -1 --format='%h %s' "$commit")
 	info "building the boot config of $what with the stage stamps"
-	"$WF_HOME/checks/build.sh" -s "$STAGES_DIR/linux" -o "$STAGES_DIR/build" boot ||
+	"$WF_HOME/tools/build.sh" -s "$STAGES_DIR/linux" -o "$STAGES_DIR/build" boot ||
 		die "the instrumented boot config does not build (log: $STAGES_DIR/build/build.log)"
 	kernel=$STAGES_DIR/build/arch/x86/boot/bzImage
 	bin=$STAGES_DIR/bin

@@ -240,7 +240,7 @@ row_port_result() {
 row_validate_setup() { ensure_branch; }
 row_validate_prepare() { rm -rf "$WF_CACHE/validate/results"; }
 row_validate_cmd() {
-	CMD=("$WF_HOME/checks/validate.sh" -o "$FAULTS/validate-out")
+	CMD=("$WF_HOME/runner/validate.sh" -o "$FAULTS/validate-out")
 	[[ -z ${CHECKS:-} ]] || CMD+=(-c "$CHECKS")
 	[[ -z ${VALIDATE_RANGE:-} ]] || CMD+=("$VALIDATE_RANGE")
 }
@@ -259,7 +259,7 @@ row_validate_result() {
 row_stress_setup() { ensure_branch; }
 row_stress_prepare() { :; }
 row_stress_cmd() {
-	CMD=("$WF_HOME/checks/stress.sh" -f -o "$FAULTS/stress-out" -n 2000 -T 1 -t 300)
+	CMD=("$WF_HOME/tools/stress.sh" -f -o "$FAULTS/stress-out" -n 2000 -T 1 -t 300)
 	[[ -z ${FAULTS_STRESS_KERNEL:-} ]] || CMD+=(-k "$FAULTS_STRESS_KERNEL")
 }
 row_stress_result() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build a kernel tree in one configuration of the matrix: the driver of
-# kbuild that the build and sparse checks and checks/build.sh ("make
+# kbuild that the build and sparse checks and tools/build.sh ("make
 # build") share.
 #
 #   tools/kbuild.sh -s SRC -o OUT [-t TARGET]... [-C CHECK] [-m MAKEARG]... CONFIG

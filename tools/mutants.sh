@@ -14,7 +14,7 @@
 #   Suites: validate.bats [other.bats ...]
 #   Filter: <optional: a bats --filter regex, the tests meant to kill it>
 #
-#   diff --git a/checks/validate.sh b/checks/validate.sh
+#   diff --git a/runner/validate.sh b/runner/validate.sh
 #   ...
 #
 # A suite is a file of tests/, or a path from the top of the checkout.
@@ -33,10 +33,10 @@
 # N errors"); exit status 0 only with no survivor and no error.  The log
 # of each run is kept in out/mutants/ (<name>.log, base-<n>.log).
 #
-# Coverage: every check directory (checks/*/ with a run) and every
-# command (tools/*.sh but lib*.sh, and checks/validate.sh, stress.sh,
-# build.sh, boot.sh, checkpatch.sh) should be the target of a mutant, one
-# whose diff touches a file of that directory or that script.
+# Coverage: every check directory (checks/*/ with a run), every command
+# (tools/*.sh but lib*.sh) and every file of the runner (runner/*.sh)
+# should be the target of a mutant, one whose diff touches a file of that
+# directory or that script.
 # --coverage lists the mutants aiming at each and exits 1 naming those
 # with none; a run prints that gap as a warning before it starts.
 #
@@ -216,8 +216,8 @@ targets() {
 	for f in "$TOP"/tools/*.sh; do
 		[[ -f $f && $(basename "$f") != lib*.sh ]] && echo "tools/$(basename "$f")"
 	done
-	for f in validate stress build boot checkpatch; do
-		[[ -f $TOP/checks/$f.sh ]] && echo "checks/$f.sh"
+	for f in "$TOP"/runner/*.sh; do
+		[[ -f $f ]] && echo "runner/$(basename "$f")"
 	done
 	return 0
 }

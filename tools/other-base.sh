@@ -13,7 +13,7 @@
 # repo (once per version).  Each patch is applied in order on a temporary
 # index and reported as "applies" or "needs rework" with the conflicting
 # files; when all apply, the series is git am'd in the worktree
-# $WF_CACHE/other-base/linux and built in the boot config (checks/build.sh
+# $WF_CACHE/other-base/linux and built in the boot config (tools/build.sh
 # -s that worktree -o $WF_CACHE/build/other-<version>; WF_TEST_OTHER_BUILD
 # overrides the command, run with SRC and OUT exported).  -n: no build.
 # Exit status 1 when a patch needs rework or the build fails.  Its scratch
@@ -144,7 +144,7 @@ main() {
 			die "git am onto $label failed although git apply --check passed"
 		export SRC=$OTHER_TREE OUT=$WF_CACHE/build/other-$ver
 		# shellcheck disable=SC2016 # expanded by bash -c
-		local cmd=${WF_TEST_OTHER_BUILD:-'"$WF_HOME/checks/build.sh" -s "$SRC" -o "$OUT" boot'}
+		local cmd=${WF_TEST_OTHER_BUILD:-'"$WF_HOME/tools/build.sh" -s "$SRC" -o "$OUT" boot'}
 		export WF_HOME
 		if bash -c "$cmd" >"$tmp/build.log" 2>&1; then
 			status="built (boot config)"

@@ -6,7 +6,7 @@
 # cost benchmark again on the boot config, whose figures are not skewed
 # by the sanitizers.
 #
-#   checks/stress.sh [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED]
+#   tools/stress.sh [-s SRC] [-o OUTDIR] [-k BZIMAGE] [-n CALLS] [-S SEED]
 #                    [-T SECONDS] [-t TIMEOUT] [-P NAMES] [-p PROGRAM]...
 #                    [-a ARGS] [-R RECORDED] [-C] [-f]
 #
@@ -14,7 +14,7 @@
 # $WF_CACHE/build/debug and, for the cost figures, $WF_CACHE/build/boot;
 # when SRC is the branch's tip as make validate left it in its cache,
 # its kernel of the boot config is booted instead of a second build of
-# the same (checks/validate.sh -k boot).  -k boots BZIMAGE as the
+# the same (runner/validate.sh -k boot).  -k boots BZIMAGE as the
 # debug kernel instead of building one (no cost run on the boot config).
 # -n is the number of fuzzer calls per build (default 100000), -S its seed
 # (default 1), -T how long the concurrency test runs (default 10 s), -t
@@ -56,9 +56,9 @@
 # kernel, for the tests and tools/faults.sh).
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/../tools/lib.sh"
-# shellcheck source=checks/lib-validate.sh
-. "$WF_HOME/checks/lib-validate.sh"
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=runner/lib.sh
+. "$WF_HOME/runner/lib.sh"
 
 GUEST=$WF_HOME/qemu-boot
 # The cost figures last recorded, and how far above them a ratio is
@@ -128,12 +128,12 @@ on_exit() {
 
 # validated_boot_kernel: the boot config's kernel that make validate kept
 # for the tip of the branch, when that is SRC's tree with no change
-# (checks/validate.sh -k boot: from its cache alone, built by the same
-# scripts and fragments as checks/build.sh builds), else nothing.
+# (runner/validate.sh -k boot: from its cache alone, built by the same
+# scripts and fragments as tools/build.sh builds), else nothing.
 validated_boot_kernel() {
 	local out tree dir
 	[[ $SRC == "$WF_REPO" && -z $(git -C "$SRC" status --porcelain 2>/dev/null) ]] || return 0
-	out=$("$WF_HOME/checks/validate.sh" -k boot 2>/dev/null) || return 0
+	out=$("$WF_HOME/runner/validate.sh" -k boot 2>/dev/null) || return 0
 	read -r tree dir <<<"$out"
 	[[ $tree == "$(git -C "$SRC" rev-parse 'HEAD^{tree}' 2>/dev/null)" && -r $dir/arch/x86/boot/bzImage ]] || return 0
 	printf '%s\n' "$dir/arch/x86/boot/bzImage"
@@ -312,7 +312,7 @@ result_key() {
 		printf 'recorded %s\n' "$(vl_hash <"$RECORDED")"
 		# What builds, boots and judges the guests: whole directories, as
 		# validate hashes a check's (qemu-boot/ has the smoke test too).
-		for p in checks/stress.sh checks/build.sh checks/build qemu-boot; do
+		for p in tools/stress.sh tools/build.sh tools/kbuild.sh qemu-boot; do
 			printf '%s %s\n' "$p" "$(vl_path_hash "$WF_HOME/$p")"
 		done
 		printf 'fragments %s\n' "$(vl_files_hash "${WF_CONFIGS_DIR:-$WF_HOME/configs}/debug.config" \
@@ -411,7 +411,7 @@ main() {
 	build_programs
 	if [[ -z $kernel ]]; then
 		info "building the debug config of $SRC"
-		"$WF_HOME/checks/build.sh" -s "$SRC" -o "$WF_CACHE/build/debug" debug ||
+		"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/debug" debug ||
 			bad_input "the debug config of $SRC does not build (log: $WF_CACHE/build/debug/build.log)"
 		kernel=$WF_CACHE/build/debug/arch/x86/boot/bzImage
 		if [[ $cost -eq 1 ]]; then
@@ -420,7 +420,7 @@ main() {
 				info "the boot config: the kernel make validate built for this tree ($boot_kernel)"
 			else
 				info "building the boot config of $SRC (for the cost figures)"
-				"$WF_HOME/checks/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
+				"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
 					bad_input "the boot config of $SRC does not build"
 				boot_kernel=$WF_CACHE/build/boot/arch/x86/boot/bzImage
 			fi

@@ -2,8 +2,8 @@
 # The runner of the per-commit checks: every check directory of checks/
 # on every commit of the topic branch, every result cached.
 #
-#   checks/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
-#   checks/validate.sh -k RESULT [RANGE]
+#   runner/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
+#   runner/validate.sh -k RESULT [RANGE]
 #
 # RANGE defaults to base..branch; CHECKs are the result names (the check
 # directories, a per-config check once per config of configs/matrix.txt;
@@ -34,8 +34,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
-# shellcheck source=checks/lib-validate.sh
-. "$WF_HOME/checks/lib-validate.sh"
+# shellcheck source=runner/lib.sh
+. "$WF_HOME/runner/lib.sh"
 
 CHECKS_DIR=${WF_CHECKS_DIR:-$WF_HOME/checks}
 CONFIGS_DIR=${WF_CONFIGS_DIR:-$WF_HOME/configs}
@@ -57,8 +57,8 @@ TREE_SYNCED='' CHECKOUT_FULL=''
 
 usage() {
 	cat >&2 <<-'EOF'
-	usage: checks/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
-	       checks/validate.sh -k RESULT [RANGE]
+	usage: runner/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
+	       runner/validate.sh -k RESULT [RANGE]
 	EOF
 	exit 2
 }

@@ -3,14 +3,14 @@
 # build"; also the build step of make boot, make stress, bisect and
 # other-base).
 #
-#   checks/build.sh [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG
+#   tools/build.sh [-s SRC] [-o OUT] [-t TARGET] [-C CHECK] [-m MAKEARG]... CONFIG
 #
 # SRC defaults to the cache repo's work tree, OUT to $WF_CACHE/build/CONFIG.
 # The rest is tools/kbuild.sh, the driver the build check uses:
 # see its header.  Exit status: 0 built, 1 failed, 2 bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/../tools/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 main() {
 	local src=$WF_REPO out='' config

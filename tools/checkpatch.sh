@@ -2,7 +2,7 @@
 # Run checkpatch.pl --strict on every commit of the topic branch
 # ("make checkpatch", RANGE= another range).
 #
-#   checks/checkpatch.sh [REV-RANGE]
+#   tools/checkpatch.sh [REV-RANGE]
 #
 # REV-RANGE defaults to base..branch.  Runs the checkpatch check
 # (checks/checkpatch/run) on each commit with the cache repo's work tree
@@ -13,7 +13,7 @@
 # (no perl: the commit was not judged).
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/../tools/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 main() {
 	local range=${1:-} c n=0 bad=0 subject summary rc ver parent

@@ -2,7 +2,7 @@
 # Build the boot config of a kernel tree and boot it with the smoke test
 # ("make boot"; bisect's boot step).
 #
-#   checks/boot.sh [-s SRC] [-o OUT] [-t SECONDS] [-a APPEND] [-B]
+#   tools/boot.sh [-s SRC] [-o OUT] [-t SECONDS] [-a APPEND] [-B]
 #
 # -B boots the kernel already built in OUT (the caller built it).  The
 # boot is checks/qemu/boot's (the qemu check's): the smoke test and, when
@@ -10,7 +10,7 @@
 # OUT/console.log.  Exit status: 0 pass, 1 fail, 2 bad input.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/../tools/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 main() {
 	local src=$WF_REPO out='' build=1
@@ -26,7 +26,7 @@ main() {
 	done
 	out=${out:-$WF_CACHE/build/boot}
 	if [[ $build -eq 1 ]]; then
-		"$WF_HOME/checks/build.sh" -s "$src" -o "$out" boot
+		"$WF_HOME/tools/build.sh" -s "$src" -o "$out" boot
 	fi
 	"$WF_HOME/checks/qemu/boot" -s "$src" -k "$out/arch/x86/boot/bzImage" -o "$out" "${args[@]}"
 }

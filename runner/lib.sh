@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Helpers of checks/validate.sh (the runner): cache keys, the matrix,
+# Helpers of runner/validate.sh (the runner): cache keys, the matrix,
 # durations.  Sourced, never run, after tools/lib.sh (vl_every naps).
 # shellcheck shell=bash
 
