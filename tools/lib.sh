@@ -78,6 +78,17 @@ repo_git() {
 	git -C "$WF_REPO" "$@"
 }
 
+# branch_exported BRANCH: true when BRANCH's tip is what its patch
+# directory holds: refs/wf/exported (set by rebuild and export) is there.
+branch_exported() {
+	local tip mark
+	# shellcheck disable=SC2310 # repo_git is one git command
+	tip=$(repo_git rev-parse -q --verify "refs/heads/$1") || return 1
+	# shellcheck disable=SC2310 # repo_git is one git command
+	mark=$(repo_git rev-parse -q --verify refs/wf/exported) || return 1
+	[[ $tip == "$mark" ]]
+}
+
 # parse_branches: read $WF_BRANCHES: the topic lines into the TOPICS_*
 # arrays, the subsystem trees into the TREE_* arrays; then select the
 # topic branch WF_BRANCH names (the first when empty) into the TOPIC_*

@@ -317,8 +317,10 @@ pick_cover() {
 	printf '%s\n' "$dir/v$best.txt"
 }
 
-# check_cover FILE: the b4 prep format, and nothing left to edit.
-check_cover() {
+# require_cover_format FILE: the b4 prep format, and nothing left to
+# edit; else die.  (tools/preflight.sh's check_cover judges what
+# submit wrote.)
+require_cover_format() {
 	local file=$1
 	[[ -n $(sed -n 1p "$file") && -z $(sed -n 2p "$file") && -n $(sed -n '3,$p' "$file" | tr -d '[:space:]') ]] ||
 		die "cover letter $file: expected a subject line, a blank line, then the body"
@@ -535,15 +537,15 @@ main() {
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
 	n=$(repo_git rev-list --count "$base..refs/heads/$topic")
 	[[ $n -gt 0 ]] || die "branch $topic has no commits on $base: nothing to submit"
-	# shellcheck disable=SC2310 # repo_git is one git command
-	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
+	# shellcheck disable=SC2310 # its status is its answer
+	branch_exported "$topic" ||
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
 	# (the recorded revisions, not b4's tags, say which is next)
 	last=$(sent_revisions | tail -n 1)
 	rev=${rev:-$((${last:-0} + 1))}
 	prev=$(prev_sent_revision "$rev")
 	cover=$(pick_cover "$rev" "$cover_opt")
-	check_cover "$cover"
+	require_cover_format "$cover"
 	[[ ${#pf[@]} -gt 0 ]] || early_preflight "$base" "$topic" "$rev" "$cover"
 
 	wf_lock submit

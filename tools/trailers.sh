@@ -114,8 +114,8 @@ main() {
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
 		die "no branch $topic in $WF_REPO (run: make rebuild)"
-	# shellcheck disable=SC2310 # repo_git is one git command
-	[[ $(repo_git rev-parse -q --verify refs/wf/exported || true) == "$(repo_git rev-parse "refs/heads/$topic")" ]] ||
+	# shellcheck disable=SC2310 # its status is its answer
+	branch_exported "$topic" ||
 		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
 	# shellcheck disable=SC2310 # its output is the answer; it does not rely on set -e
 	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/$WF_BRANCH/sent/: nothing to take replies to"
