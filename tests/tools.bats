@@ -381,7 +381,7 @@ CONFIG
 @test "all-branches: make all on each topic branch in turn, then a table; a failing branch fails the run, not the next" {
 	local dir=$BATS_TEST_TMPDIR/wf
 	mkdir -p "$dir/tools"
-	cp "$TOOLS/all-branches.sh" "$TOOLS/lib.sh" "$dir/tools/"
+	cp "$TOOLS/all-branches.sh" "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$dir/tools/"
 	# The stand-in for make all: it notes its branch, and fails on FAIL's.
 	# shellcheck disable=SC2016 # make's own $(BRANCH)
 	printf 'all:\n\t@echo "all $(BRANCH)" >>"%s"\n\t@test "$(BRANCH)" != "$(FAIL)"\n' "$dir/log" >"$dir/Makefile"

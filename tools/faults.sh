@@ -24,7 +24,7 @@
 # short.  SEED and KILLS may also come from the environment.
 #
 # -a aims the kills at the phases of the command's own run marker
-# ($WF_CACHE/<command>.run, "phase=..."; see tools/lib.sh) instead of the
+# ($WF_CACHE/<command>.run, "phase=..."; see tools/lib-run.sh) instead of the
 # whole run: the reference run is watched to learn each phase's length,
 # and kill number i waits until its run is in phase i mod (number of
 # phases), then sleeps a random delay within that phase's length.  A run
