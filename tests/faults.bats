@@ -615,7 +615,8 @@ stress_fixture() {
 	# A validate that calls a full disk a failed build, and a stress
 	# that does not look at the disk: both rows short, the run fails.
 	mkdir "$BATS_TEST_TMPDIR/wf"
-	cp -a "$REPO_ROOT/tools" "$REPO_ROOT/checks" "$REPO_ROOT/qemu-boot" "$BATS_TEST_TMPDIR/wf/"
+	cp -a "$REPO_ROOT/tools" "$REPO_ROOT/runner" "$REPO_ROOT/checks" "$REPO_ROOT/configs" "$REPO_ROOT/qemu-boot" \
+		"$BATS_TEST_TMPDIR/wf/"
 	# (the two bugs are mutants of their own; here they show that the
 	# row notices them)
 	for m in validate-full-disk-failed stress-full-disk-unchecked; do
