@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# What the mail of tools/submit.sh says: the sender and the sign-offs,
+# the cover letter and its changelog, the patches as b4 writes them (and
+# the check that they apply back to the same tree).  Sourced, never run.
+# shellcheck shell=bash
+
+# use_sender 'NAME <EMAIL>': the identity of git and b4 for this run
+# (git's GIT_CONFIG_COUNT, so that every git b4 runs sees it).
+use_sender() {
+	local n=${GIT_CONFIG_COUNT:-0}
+	[[ $1 =~ ^([^<>@]*[^<>@ ])\ +\<([^<>@ ]+@[^<>@ ]+)\>$ ]] ||
+		die "sender '$1' is not 'Name <address>'"
+	export "GIT_CONFIG_KEY_$n=user.name" "GIT_CONFIG_VALUE_$n=${BASH_REMATCH[1]}"
+	export "GIT_CONFIG_KEY_$((n + 1))=user.email" "GIT_CONFIG_VALUE_$((n + 1))=${BASH_REMATCH[2]}"
+	export GIT_CONFIG_COUNT=$((n + 2))
+}
+
+
+# sender: "Name <email>" of the person running this (git config).
+sender() {
+	local name email
+	# shellcheck disable=SC2310 # b4_git is one git command
+	name=$(b4_git config user.name) || true
+	# shellcheck disable=SC2310 # b4_git is one git command
+	email=$(b4_git config user.email) || true
+	[[ -n $name && -n $email ]] ||
+		die "no sender identity: set git config --global user.name and user.email, or SENDER='Name <address>'"
+	printf '%s <%s>\n' "$name" "$email"
+}
+
+
+# take_authorship SENDER: commits whose author uses a reserved example
+# domain get SENDER as author, without their reserved-domain
+# Signed-off-by lines (add_sender_signoff adds SENDER's).  Trees and
+# author dates stay.
+take_authorship() {
+	local sender=$1 c parent msg n=0 author line
+	local name=${1% <*} email=${1##*<}
+	email=${email%>}
+	parent=$(b4_git rev-parse "$B4_BASE^{commit}")
+	for c in $(b4_git rev-list --reverse "$B4_BASE..HEAD"); do
+		author=$(b4_git log -1 --format='%an <%ae>' "$c")
+		msg=$(b4_git log -1 --format=%B "$c")
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		if reserved_domain "$author" >/dev/null; then
+			n=$((n + 1))
+			msg=$(while IFS= read -r line; do
+				# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+				[[ $line == 'Signed-off-by: '* ]] && reserved_domain "$line" >/dev/null && continue
+				printf '%s\n' "$line"
+			done <<<"$msg")
+			author=$sender
+		fi
+		parent=$(recommit "$B4_DIR" "$c" "$parent" "$author" <<<"$msg")
+	done
+	[[ $n -eq 0 ]] && return 0
+	b4_git update-ref "refs/heads/$TOPIC_NAME" "$parent"
+	info "$name <$email> takes authorship of $n commit(s) by a reserved-domain author: From and Signed-off-by (b4 work repo only)"
+}
+
+
+# last_signoff COMMIT: the last Signed-off-by line of COMMIT's message.
+last_signoff() {
+	b4_git log -1 --format=%B "$1" | git interpret-trailers --parse |
+		sed -n 's/^Signed-off-by: //p' | tail -n 1
+}
+
+
+# add_sender_signoff SENDER: sign off every commit not last signed off by
+# SENDER (git rebase --signoff; trees do not change).
+add_sender_signoff() {
+	local sender=$1 c n=0
+	for c in $(b4_git rev-list "$B4_BASE..HEAD"); do
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		[[ $(last_signoff "$c") == "$sender" ]] || n=$((n + 1))
+	done
+	[[ $n -eq 0 ]] && return 0
+	# shellcheck disable=SC2310 # b4_git is one git command
+	b4_git rebase -q --force-rebase --signoff "$B4_BASE" >>"$B4_LOG" 2>&1 || {
+		b4_git rebase --abort >/dev/null 2>&1 || true
+		die "could not add the sender's Signed-off-by (log: $B4_LOG)"
+	}
+	info "added 'Signed-off-by: $sender' to $n commit(s) (b4 work repo only)"
+}
+
+
+# pick_cover REV [FILE]: the cover letter file for revision REV.
+pick_cover() {
+	local rev=$1 file=${2:-} dir=$WF_COVERS k best=''
+	if [[ -n $file ]]; then
+		[[ -r $file ]] || die "cover letter $file not found"
+		printf '%s\n' "$file"
+		return
+	fi
+	for k in $(find "$dir" -maxdepth 1 -name 'v*.txt' 2>/dev/null |
+		sed -nE 's#.*/v([0-9]+)\.txt$#\1#p' | sort -n); do
+		[[ $k -le $rev ]] && best=$k
+	done
+	[[ -n $best ]] || die "no cover letter for v$rev: write cover-letters/$WF_BRANCH/v$rev.txt (first line subject, blank line, body)"
+	printf '%s\n' "$dir/v$best.txt"
+}
+
+
+# require_cover_format FILE: the b4 prep format, and nothing left to
+# edit; else die.  (tools/preflight.sh's check_cover judges what
+# submit wrote.)
+require_cover_format() {
+	local file=$1
+	[[ -n $(sed -n 1p "$file") && -z $(sed -n 2p "$file") && -n $(sed -n '3,$p' "$file" | tr -d '[:space:]') ]] ||
+		die "cover letter $file: expected a subject line, a blank line, then the body"
+	! grep -q EDITME "$file" || die "cover letter $file still has EDITME in it"
+}
+
+
+# changelog REV PREV RANGEDIFF: a "Changes in vREV:" section summarising
+# the range-diff against vPREV (tools/changelog.awk), and the link to vPREV.
+changelog() {
+	local rev=$1 prev=$2 rd=$3 msgid
+	printf 'Changes in v%s:\n' "$rev"
+	awk -f "$WF_HOME/tools/changelog.awk" "$rd"
+	msgid=$(sent_field "$prev" message-id | tr -d '<>')
+	if [[ -n $msgid ]]; then
+		# shellcheck disable=SC2059 # the link mask is the format
+		printf -- "- Link to v%s: $LINKMASK\n" "$prev" "$msgid"
+	fi
+}
+
+
+# is_cover FILE: whether a written message is the cover letter (counter 0).
+is_cover() {
+	[[ ${1##*/} == 0000-* ]]
+}
+
+
+# retarget_patches DIR: To/Cc of each patch message from get_maintainer.pl
+# on that patch, plus the people in its trailers.
+retarget_patches() {
+	local dir=$1 f
+	local -a files=()
+	for f in "$dir"/*.eml; do
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		is_cover "$f" || files+=("$f")
+	done
+	[[ -x $B4_DIR/scripts/get_maintainer.pl ]] || {
+		info "no scripts/get_maintainer.pl: patches keep b4's To/Cc"
+		return 0
+	}
+	(cd "$B4_DIR" && python3 - "${files[@]}") <<'EOF'
+import re, subprocess, sys
+from email.utils import getaddresses, formataddr
+
+GM = ['./scripts/get_maintainer.pl', '--nogit', '--nogit-fallback',
+      '--nogit-chief-penguins', '--norolestats']
+TRAILER = re.compile(r'^(Signed-off-by|Co-developed-by|Acked-by|Reviewed-by|'
+                     r'Tested-by|Reported-by|Suggested-by|Cc): (.*)$', re.M)
+
+def addrs(args):
+    out = subprocess.run(GM + args, capture_output=True, text=True, check=True)
+    return getaddresses([l for l in out.stdout.splitlines() if l.strip()])
+
+for path in sys.argv[1:]:
+    raw = open(path, encoding='utf-8').read()
+    head, body = raw.split('\n\n', 1)
+    tos = addrs(['--nol', path])
+    ccs = addrs(['--nom', path])
+    ccs += getaddresses([m.group(2) for m in TRAILER.finditer(body)])
+    seen, to, cc = set(), [], []
+    for lst, pairs in ((to, tos), (cc, ccs)):
+        for name, mail in pairs:
+            if mail and mail.lower() not in seen:
+                seen.add(mail.lower())
+                lst.append(formataddr((name, mail)))
+    if not to:
+        to, cc = cc, []
+    # Unfold, drop the old To/Cc, add the new ones after Subject.
+    lines = re.sub(r'\n[ \t]+', ' ', head).split('\n')
+    out = []
+    for line in lines:
+        if re.match(r'(?i)^(to|cc):', line):
+            continue
+        out.append(line)
+        if re.match(r'(?i)^subject:', line):
+            out.append('To: ' + ',\n '.join(to))
+            if cc:
+                out.append('Cc: ' + ',\n '.join(cc))
+    open(path, 'w', encoding='utf-8').write('\n'.join(out) + '\n\n' + body)
+EOF
+}
+
+
+# describe_base DIR VERSION: the base in words a reader can act on.  The
+# base is the import of the Debian package, a commit in no public tree:
+# a "base-commit:" naming it would send b4 and the build robots looking
+# for it in vain (and b4 0.12 writes its parent anyway).  Its line
+# becomes "base: <package> <version> (Debian), Linux <upstream version>".
+describe_base() {
+	local f what
+	what="base: $TOPIC_PACKAGE $2 (Debian), Linux ${2%%-*}"
+	for f in "$1"/*.eml; do
+		sed -i "s/^base-commit: .*/$what/" "$f"
+	done
+}
+
+
+# round_trip DIR SENDER: git am the patch messages onto the base and
+# compare with the branch (trees) and with what b4 sent (authors).
+# Prints the am'd commits' tree ids on one line, the tip's last.
+round_trip() {
+	local dir=$1 sender=$2 f out head tree want i=0 bad=''
+	local -a files=() am_authors want_authors am_commits
+	for f in "$dir"/*.eml; do
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		is_cover "$f" || files+=("$f")
+	done
+	b4_git checkout -q --detach "$B4_BASE"
+	# shellcheck disable=SC2310 # b4_git is one git command
+	if ! out=$(b4_git am -q "${files[@]}" 2>&1); then
+		b4_git am --abort >/dev/null 2>&1 || true
+		b4_git checkout -q "$TOPIC_NAME"
+		die "round trip: the written messages do not apply to the base: $(grep -m1 -E '^(error|Patch failed)' <<<"$out" || head -n 1 <<<"$out")"
+	fi
+	head=$(b4_git rev-parse HEAD)
+	b4_git checkout -q "$TOPIC_NAME"
+	tree=$(b4_git rev-parse "$head^{tree}")
+	want=$(b4_git rev-parse "refs/wf/topic^{tree}")
+	[[ $tree == "$want" ]] ||
+		die "round trip: git am of $dir gives tree $tree, the branch $TOPIC_NAME has $want"
+	mapfile -t am_authors < <(b4_git log --reverse --format='%an <%ae>' "$B4_BASE..$head")
+	mapfile -t want_authors < <(b4_git log --reverse --format='%an <%ae>' "$B4_BASE..$TOPIC_NAME")
+	mapfile -t am_commits < <(b4_git rev-list --reverse "$B4_BASE..$head")
+	[[ ${#am_authors[@]} -eq ${#want_authors[@]} ]] ||
+		die "round trip: ${#am_authors[@]} commits from the messages, ${#want_authors[@]} on the branch"
+	for ((i = 0; i < ${#am_authors[@]}; i++)); do
+		[[ ${am_authors[i]} == "${want_authors[i]}" ]] ||
+			bad+="patch $((i + 1)): author ${am_authors[i]}, expected ${want_authors[i]}; "
+		# shellcheck disable=SC2310 # b4_git is one git command
+		b4_git log -1 --format=%B "${am_commits[i]}" | grep -qxF "Signed-off-by: ${want_authors[i]}" ||
+			bad+="patch $((i + 1)): no Signed-off-by from its author ${want_authors[i]}; "
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		[[ $(last_signoff "${am_commits[i]}") == "$sender" ]] ||
+			bad+="patch $((i + 1)): the last Signed-off-by is not the sender $sender; "
+	done
+	[[ -z $bad ]] || die "round trip: ${bad%; }"
+	b4_git log --reverse --format=%T "$B4_BASE..$head" | paste -sd ' ' 
+}
