@@ -128,18 +128,18 @@ CHECK
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	checks_copy
 	# The copy's own runner: its 'uses' paths are the copy's.
-	run "$WF_COPY/runner/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
+	run "$COPY_TOP/runner/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
 	[ "$status" -eq 0 ]
 	# What the build check keeps is the build results' business only.
 	echo '# edited' >>"$CHECKS_COPY/build/conf"
-	run "$WF_COPY/runner/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
+	run "$COPY_TOP/runner/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c '[.commits[].results.boot.cached]' "$OUT/results.json")" = '[false]' ]
 	[ "$(jq -c '[.commits[].results.sparse.cached]' "$OUT/results.json")" = '[true]' ]
 	# The driver both build with (tools/, not a check's directory) is
 	# part of both keys.
-	echo '# edited' >>"$WF_COPY/tools/kbuild.sh"
-	run "$WF_COPY/runner/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
+	echo '# edited' >>"$COPY_TOP/tools/kbuild.sh"
+	run "$COPY_TOP/runner/validate.sh" -o "$OUT" -c sparse,boot "$VALIDATE_RANGE"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c '[.commits[].results.boot.cached]' "$OUT/results.json")" = '[false]' ]
 	[ "$(jq -c '[.commits[].results.sparse.cached]' "$OUT/results.json")" = '[false]' ]

@@ -318,19 +318,19 @@ validate_commit_edit() {
 		commit -q -s -m "$3" -m "${4:-Why this change is needed.}"
 }
 
-# checks_copy: a copy of the workflow in WF_COPY for a test's edits:
+# checks_copy: a copy of the workflow in COPY_TOP for a test's edits:
 # checks/ (CHECKS_COPY), configs/ (CONFIGS_COPY, exported as
 # WF_CONFIGS_DIR), tools/ and runner/, beside a link to qemu-boot/.  The copy's
 # own scripts read the copy: a check's 'uses' paths are the copy's.
 checks_copy() {
-	WF_COPY=$BATS_TEST_TMPDIR/wf
-	mkdir -p "$WF_COPY"
-	CHECKS_COPY=$WF_COPY/checks
-	CONFIGS_COPY=$WF_COPY/configs
+	COPY_TOP=$BATS_TEST_TMPDIR/wf
+	mkdir -p "$COPY_TOP"
+	CHECKS_COPY=$COPY_TOP/checks
+	CONFIGS_COPY=$COPY_TOP/configs
 	cp -r "$CHECKS" "$CHECKS_COPY"
 	cp -r "$REPO_ROOT/configs" "$CONFIGS_COPY"
-	cp -r "$TOOLS" "$WF_COPY/tools"
-	cp -r "$RUNNER" "$WF_COPY/runner"
+	cp -r "$TOOLS" "$COPY_TOP/tools"
+	cp -r "$RUNNER" "$COPY_TOP/runner"
 	export WF_CONFIGS_DIR=$CONFIGS_COPY
 	ln -s "$QEMU_BOOT" "$BATS_TEST_TMPDIR/wf/qemu-boot"
 }
