@@ -146,7 +146,7 @@ CHECK
 }
 
 @test "guest: off and noproc fail on the commit whose sysctl(2) answers without CONFIG_SYSCTL_SYSCALL" {
-	command -v strace >/dev/null || skip "no strace to make the fixture's sysctl(2) answer"
+	require STRACE
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/#ifndef CONFIG_SYSCTL_SYSCALL\n\tprintf("fixture: sysctl(2) answers\\n");\n#endif\n&/' \
 		"sysctl: Answer even when the option is off"
@@ -171,7 +171,7 @@ CHECK
 }
 
 @test "guest: the boot kernel booted with sysctl_syscall=off must not answer; one that ignores the switch fails" {
-	command -v strace >/dev/null || skip "no strace to make the fixture's sysctl(2) answer"
+	require STRACE
 	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl(2) answers\\n");\n&/' \
 		"sysctl: Answer"
 	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl_syscall= ignored\\n");\n&/' \
@@ -289,7 +289,7 @@ CHECK
 }
 
 @test "guest: the real kernels of WF_TEST_KERNELS boot with their expectations" {
-	[[ -n ${WF_TEST_KERNELS:-} ]] || skip "WF_TEST_KERNELS names no directory of real kernels"
+	require REAL_KERNELS
 	unset WF_TEST_VALIDATE_GUEST_RUN
 	for cfg in off nonet i386 noproc; do
 		build=$BATS_TEST_TMPDIR/build/$cfg

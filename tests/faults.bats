@@ -459,9 +459,10 @@ stress_fixture() {
 }
 
 @test "stress: a full disk is an infrastructure error, named in one line, with no result" {
+	require TMPFS
 	TMPFS=$BATS_TEST_TMPDIR/small
 	mkdir -p "$TMPFS"
-	mount -t tmpfs -o size=1536k tmpfs "$TMPFS" 2>/dev/null || skip "cannot mount a tmpfs here (not root?)"
+	mount -t tmpfs -o size=1536k tmpfs "$TMPFS"
 	stress_fixture -o "$TMPFS/out"
 	echo "$output"
 	[ "$status" -eq 2 ]
@@ -595,9 +596,7 @@ stress_fixture() {
 @test "faults: full-disk: validate and stress on a tmpfs that fills up are named infrastructure errors, kept nowhere" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	export FAULTS_FULL_DISK_SIZE=16k FAULTS_FULL_DISK_STRESS_SIZE=1536k FAULTS_FULL_DISK_CACHE_SIZE=16k
-	mkdir -p "$BATS_TEST_TMPDIR/m"
-	mount -t tmpfs -o size=4k tmpfs "$BATS_TEST_TMPDIR/m" 2>/dev/null || skip "cannot mount a tmpfs here (not root?)"
-	umount "$BATS_TEST_TMPDIR/m"
+	require TMPFS
 	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$TOOLS/faults.sh" -n full-disk
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -327,10 +327,7 @@ QEMU
 	# Whether this host has sysctl(2) is asked of its kernel, not of the
 	# smoke test: a smoke test that took ENOSYS for an answer must fail
 	# here, not skip.
-	[[ $(uname -m) == x86_64 ]] || skip "not an x86_64 host"
-	if ! perl -MPOSIX -e 'syscall(156, 0); exit($! == ENOSYS ? 0 : 1)'; then
-		skip "this host kernel has sysctl(2)"
-	fi
+	require X86_64 NO_SYSCTL
 	gcc -static -Os -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/smoke" "$QEMU_BOOT/smoke.c"
 	run "$BATS_TEST_TMPDIR/smoke"
 	echo "$output"

@@ -19,6 +19,37 @@ QEMU_BOOT=$REPO_ROOT/qemu-boot
 # WF_TEST_CACHE moves it.
 TEST_CACHE=${WF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sysctl-wf-tests}
 
+# require PREREQ...: skip the test, saying which prerequisite this
+# machine lacks, unless it has each PREREQ (git's test prerequisites, as
+# one call at the top of a test):
+#   TMPFS          a tmpfs can be mounted (root)
+#   STRACE         strace is installed
+#   X86_64         the host is x86_64
+#   NO_SYSCTL      the host kernel has no sysctl(2) (ENOSYS)
+#   REAL_KERNELS   WF_TEST_KERNELS names a directory of real kernels
+require() {
+	local p probe
+	for p in "$@"; do
+		case $p in
+		TMPFS)
+			probe=$(mktemp -d)
+			if mount -t tmpfs -o size=4k tmpfs "$probe" 2>/dev/null; then
+				umount "$probe"
+				rmdir "$probe"
+			else
+				rmdir "$probe"
+				skip "cannot mount a tmpfs here (not root?)"
+			fi ;;
+		STRACE) command -v strace >/dev/null || skip "no strace" ;;
+		X86_64) [[ $(uname -m) == x86_64 ]] || skip "not an x86_64 host" ;;
+		NO_SYSCTL) perl -MPOSIX -e 'syscall(156, 0); exit($! == ENOSYS ? 0 : 1)' ||
+			skip "this host kernel has sysctl(2)" ;;
+		REAL_KERNELS) [[ -n ${WF_TEST_KERNELS:-} ]] || skip "WF_TEST_KERNELS names no directory of real kernels" ;;
+		*) echo "require: no prerequisite named $p" >&2; return 1 ;;
+		esac
+	done
+}
+
 # make_fixture_tarball DIR: a small "linux-source-6.1" tarball whose
 # top-level .gitignore ignores everything, like Debian's ignores dot files.
 make_fixture_tarball() {
