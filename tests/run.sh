@@ -7,8 +7,10 @@
 # SUITEs replace the list below (a path, or a file of tests/); --filter
 # runs only the tests whose name matches REGEX (bats --filter).  The
 # summary goes to out/test-summary (WF_TEST_SUMMARY names another file).
-# The tools' suites run on fixtures: tools.bats (base, rebuild, export,
-# checkpatch), port.bats (make port on two fixture branches),
+# The tools' suites run on fixtures: base.bats (the base import,
+# branches.txt), rebuild.bats (rebuild, export), make.bats (the targets
+# with no suite of their own: deps, build, checkpatch, all-branches, the
+# order of the stages; and this script), port.bats (make port on two fixture branches),
 # faults.bats (recovery from killed runs, tools/faults.sh
 # with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), stress.bats (tools/stress.sh on that
@@ -35,7 +37,7 @@ set -euo pipefail
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
-suites=(tools.bats port.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
+suites=(base.bats rebuild.bats make.bats port.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
 	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift

@@ -212,7 +212,7 @@ wf_committer_env() {
 # wf_format_patch REPO RANGE DIR [OPTION...]: RANGE of REPO as patch files
 # in DIR, the same bytes whatever the commit ids, the git version, the
 # user's configuration of format-patch and diff (each setting that
-# changes their output is set to git's default here; tests/tools.bats
+# changes their output is set to git's default here; tests/rebuild.bats
 # sets them all the other way, but srcPrefix, dstPrefix and
 # format.noprefix, which this git does not have) or how many objects the
 # repo holds in packs (git's automatic abbreviation of the "index" lines

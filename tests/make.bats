@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# Tests of the make targets with no suite of their own (deps, build,
+# checkpatch, all-branches, the order of the stages, what make passes
+# on), and of tests/run.sh, on fixture trees.
+
+load test_helper
+
+setup() {
+	setup_fixture
+}
+
+@test "deps: a missing package is named with the install command" {
+	WF_EXTRA_PACKAGES=no-such-package-sysctl-wf run "$TOOLS/deps.sh" --check
+	[ "$status" -eq 1 ]
+	[[ $output == *"missing packages: no-such-package-sysctl-wf (run: sudo apt-get update && sudo apt-get install -y no-such-package-sysctl-wf)"* ]]
+}
+
+@test "build: an unknown config is named" {
+	"$TOOLS/rebuild.sh"
+	run "$TOOLS/build.sh" -s "$WF_REPO" no-such-config
+	[ "$status" -eq 2 ]
+	[[ $output == *"unknown config 'no-such-config'"* ]]
+}
+
+@test "build: an unknown config is named before a missing kernel tree" {
+	run make -s -C "$REPO_ROOT" build CONFIG=no-such-config
+	[ "$status" -ne 0 ]
+	[[ ${lines[0]} == "build: error: unknown config 'no-such-config' (see "*"/configs/matrix.txt)" ]]
+	run "$TOOLS/build.sh" boot
+	[ "$status" -eq 2 ]
+	[ "$output" = "build: error: $WF_REPO is not a kernel source tree (run: make rebuild)" ]
+}
+
+@test "all-branches: make all on each topic branch in turn, then a table; a failing branch fails the run, not the next" {
+	local dir=$BATS_TEST_TMPDIR/wf
+	mkdir -p "$dir/tools"
+	cp "$TOOLS/all-branches.sh" "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$dir/tools/"
+	# The stand-in for make all: it notes its branch, and fails on FAIL's.
+	# shellcheck disable=SC2016 # make's own $(BRANCH)
+	printf 'all:\n\t@echo "all $(BRANCH)" >>"%s"\n\t@test "$(BRANCH)" != "$(FAIL)"\n' "$dir/log" >"$dir/Makefile"
+	printf '%s\n' 'topic 6.1 fixture-topic linux-source-6.1 any patches/6.1' \
+		'topic 6.12 fixture-topic-6.12 linux-source-6.12 any patches/6.12' \
+		'topic 6.13 fixture-topic-6.13 linux-source-6.13 any patches/6.13' >"$WF_TOP/branches.txt"
+	FAIL=6.12 run "$dir/tools/all-branches.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$dir/log")" = "$(printf 'all 6.1\nall 6.12\nall 6.13')" ]
+	grep -qE '^6\.1 +\| fixture-topic +\| pass +\| [0-9]+s$' <<<"$output"
+	grep -qE '^6\.12 +\| fixture-topic-6\.12 +\| fail \(make all: 2\) +\| [0-9]+s$' <<<"$output"
+	grep -qE '^6\.13 +\| fixture-topic-6\.13 +\| pass +\| [0-9]+s$' <<<"$output"
+	FAIL=none run "$dir/tools/all-branches.sh"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '| pass ' <<<"$output")" -eq 3 ]
+}
+
+# fake_stages DIR: the Makefile in DIR with each stage's script replaced
+# by one that logs its start and end in DIR/log, a second apart.
+fake_stages() {
+	local dir=$1 s
+	mkdir -p "$dir/tools" "$dir/runner"
+	cp "$REPO_ROOT/Makefile" "$dir/"
+	for s in tools/deps tools/base tools/rebuild runner/validate tools/stress; do
+		printf '#!/bin/sh\necho "start %s" >>"%s"\nsleep 1\necho "end %s" >>"%s"\n' \
+			"${s#*/}" "$dir/log" "${s#*/}" "$dir/log" >"$dir/$s.sh"
+		chmod +x "$dir/$s.sh"
+	done
+}
+
+@test "make: under -j2 each stage starts after the stages it needs" {
+	fake_stages "$BATS_TEST_TMPDIR/fake"
+	run make -s -j2 -C "$BATS_TEST_TMPDIR/fake"
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start validate end validate start stress end stress " ]
+	rm "$BATS_TEST_TMPDIR/fake/log"
+	run make -s -j2 -C "$BATS_TEST_TMPDIR/fake" stress
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start stress end stress " ]
+}
+
+@test "checkpatch: a commit with a checkpatch error fails on that commit only" {
+	"$TOOLS/rebuild.sh"
+	add_checkpatch_to_fixture
+	git -C "$WF_REPO" add -f .
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -m "Add checkpatch for the fixture"
+	git -C "$WF_REPO" tag -f fixture-base >/dev/null
+	commit_in_repo kernel/sysctl.c '/* one */\nint one;\n/* two */\nint two;\n/* three */\nint three = 3;\n' "sysctl: Initialise three"
+	commit_in_repo kernel/new.c 'int  bad ;   \n' "sysctl: Add badly formatted code"
+	run "$TOOLS/checkpatch.sh" fixture-base..fixture-topic
+	[ "$status" -eq 1 ]
+	[[ ${lines[0]} == "pass "*" sysctl: Initialise three: checkpatch: 0 errors, 0 warnings, 0 checks" ]]
+	[[ ${lines[1]} == "fail "*" sysctl: Add badly formatted code: checkpatch: 1 errors, 2 warnings, 0 checks" ]]
+	[[ $output == *"WARNING:SPACING: space prohibited before semicolon"* ]]
+	[[ $output == *"ERROR:TRAILING_WHITESPACE: trailing whitespace"* ]]
+	[ "${lines[-1]}" = "checkpatch: 2 commit(s): 1 pass, 1 fail" ]
+	# make checkpatch RANGE=a..b: the same, on that range only.
+	run make -s -C "$REPO_ROOT" checkpatch RANGE=fixture-topic~1..fixture-topic
+	[ "$status" -ne 0 ]
+	[[ ${lines[0]} == "fail "*" sysctl: Add badly formatted code: "* ]]
+	[[ $output == *"checkpatch: 1 commit(s): 0 pass, 1 fail"* ]]
+	run "$TOOLS/checkpatch.sh" fixture-base..no-such-branch
+	[ "$status" -eq 2 ]
+	[ "$output" = "checkpatch: error: bad revision range 'fixture-base..no-such-branch' in $WF_REPO" ]
+	# No commit is no verdict, never "0 commit(s): 0 pass, 0 fail".
+	run "$TOOLS/checkpatch.sh" fixture-topic..fixture-topic
+	[ "$status" -eq 2 ]
+	[ "$output" = "checkpatch: error: no commits in the range 'fixture-topic..fixture-topic': nothing to check" ]
+}
+
+@test "make validate passes RANGE, CHECKS, V and FAIL_FAST through" {
+	run make -s -n -C "$REPO_ROOT" validate RANGE=a..b CHECKS=checkpatch,qemu V=1
+	[ "$status" -eq 0 ]
+	[[ $output == *"WF_VERBOSE=1 WF_FAIL_FAST= runner/validate.sh -c checkpatch,qemu a..b"* ]]
+	run make -s -n -C "$REPO_ROOT" validate FAIL_FAST=1
+	[[ $output == *"WF_FAIL_FAST=1 runner/validate.sh"* ]]
+}
+
+@test "export, validate, checkpatch: a topic package that is not installed is named in one line" {
+	unset WF_PKG_VERSION
+	sed -i 's/ linux-source-6.1 / linux-source-sysctl-wf-none /' "$WF_TOP/branches.txt"
+	run "$TOOLS/export.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "export: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	mkdir -p "$WF_REPO/.git"
+	run "$RUNNER/validate.sh" -o "$BATS_TEST_TMPDIR/out"
+	[ "$status" -eq 1 ]
+	[ "$output" = "validate: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	run "$TOOLS/checkpatch.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "checkpatch: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+}
+
+@test "mkinitramfs: without a kernel base, one line says so" {
+	run "$QEMU_BOOT/mkinitramfs.sh" -o "$BATS_TEST_TMPDIR/initramfs.cpio"
+	[ "$status" -eq 1 ]
+	[ "$output" = "mkinitramfs: error: no kernel base in $WF_REPO (run: make base)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/initramfs.cpio" ]
+}
+
+@test "tests: a suite that writes into WF_CACHE fails the run, one that does not passes" {
+	summary=$BATS_TEST_TMPDIR/summary
+	# printf: a line starting with @test here would be read as a test of this file.
+	# shellcheck disable=SC2016 # expanded by the inner suite
+	printf '@%s\n' 'test "forgets its own cache" { mkdir -p "$WF_CACHE/branches"; }' \
+		>"$BATS_TEST_TMPDIR/writes.bats"
+	# shellcheck disable=SC2016 # expanded by the inner suite
+	printf '@%s\n' 'test "uses its own cache" { WF_CACHE=$BATS_TEST_TMPDIR/c; mkdir -p "$WF_CACHE/branches"; }' \
+		>"$BATS_TEST_TMPDIR/owns.bats"
+	WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$BATS_TEST_TMPDIR/writes.bats" 3>&-
+	[ "$status" -eq 1 ]
+	[[ $output == *"# a test wrote into WF_CACHE ("*": branches ): tests must use a cache of their own"* ]]
+	[ "$(cat "$summary")" = "1 passed, 1 failed, 0 skipped" ]
+	WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$BATS_TEST_TMPDIR/owns.bats" 3>&-
+	[ "$status" -eq 0 ]
+	[ "$(cat "$summary")" = "1 passed, 0 failed, 0 skipped" ]
+}
