@@ -141,14 +141,17 @@ read_options() {
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
 }
 
-# take_lock: one run per cache; the results being made (RESULTS/tmp) are
-# gone however the run ends, and a killed run's are removed now.
+# take_lock: one run per cache, marked in $WF_CACHE/validate.run with its
+# scratch directory (tools/lib-run.sh); the results being made
+# (RESULTS/tmp) are gone however the run ends, and a killed run's are
+# removed now.
 take_lock() {
 	mkdir -p "$WF_CACHE/validate"
 	exec 9>"$WF_CACHE/validate/lock"
 	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"
+	wf_run_begin validate "$RESULTS/tmp"
 	rm -rf "$RESULTS/tmp"
-	trap 'rm -rf "$RESULTS/tmp"' EXIT
+	trap 'rm -rf "$RESULTS/tmp"; wf_run_end' EXIT
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP

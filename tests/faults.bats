@@ -485,6 +485,36 @@ stress_fixture() {
 	[ ! -e "$TMPFS/out/summary.txt" ]
 }
 
+@test "faults: a run's marker lists its scratch paths; what is left of them is named" {
+	local c=$WF_CACHE/branches/6.1
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run bash -c '. "$1/tools/lib.sh"; wf_run_begin demo "$WF_CACHE/demo.tmp-*" "$WF_CACHE/demo-dir"
+		wf_run_note phase=work k=v; cat "$WF_CACHE/demo.run"' _ "$REPO_ROOT"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^scratch=' <<<"$output")" -eq 2 ]
+	grep -qxF "scratch=$c/demo.tmp-*" <<<"$output"
+	grep -qxF "scratch=$c/demo-dir" <<<"$output"
+	grep -qx 'phase=work' <<<"$output"
+	# The next run knows what the killed one may have left.
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run bash -c '. "$1/tools/lib.sh"; wf_run_begin demo; printf "%s\n" "$WF_PREV_RUN" "${WF_PREV_SCRATCH[@]}"' _ "$REPO_ROOT"
+	[ "${lines[1]}" = "$c/demo.tmp-*" ] && [ "${lines[2]}" = "$c/demo-dir" ]
+	# faults.sh reads them from the markers it sees (marker_phase) and
+	# names what is left (leftovers).
+	rm "$c/demo.run"
+	touch "$c/demo.tmp-1" "$c/demo.tmp-2"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run bash -c '. "$1/tools/lib.sh"; FAULTS=$WF_CACHE/faults; . "$1/tools/lib-faults-rows.sh"
+		declare -A ROW_SCRATCH=(); marker_phase "$2"; leftovers | grep "^left: " || true' _ "$REPO_ROOT" "$BATS_TEST_TMPDIR/marker"
+	[ "$output" = "" ]
+	printf 'pid 1, started -\nphase=x\nscratch=%s\n' "$c/demo.tmp-*" >"$BATS_TEST_TMPDIR/marker"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run bash -c '. "$1/tools/lib.sh"; FAULTS=$WF_CACHE/faults; . "$1/tools/lib-faults-rows.sh"
+		declare -A ROW_SCRATCH=(); marker_phase "$2"; leftovers | grep "^left: "' _ "$REPO_ROOT" "$BATS_TEST_TMPDIR/marker"
+	echo "$output"
+	[ "$output" = "$(printf 'left: %s\n' "$c/demo.tmp-1" "$c/demo.tmp-2")" ]
+}
+
 @test "faults: every command recovers from every kill on the fixture series" {
 	run "$TOOLS/faults.sh" -s 7 -k 2 rebuild base export other-base bisect
 	echo "$output"
@@ -494,6 +524,10 @@ stress_fixture() {
 	for row in rebuild base export other-base bisect; do
 		grep -qE "^$row +\| 2 +\| 2/2 +\| 2/2$" <<<"$output"
 	done
+	# What each may leave is what its marker lists (leftovers).
+	[[ $output == *"base: reference run "*" ms; 2 scratch path(s) from its marker;"* ]]
+	[[ $output == *"export: reference run "*" ms; 1 scratch path(s) from its marker;"* ]]
+	[[ $output == *"rebuild: reference run "*" ms; 0 scratch path(s) from its marker;"* ]]
 	# The checkout's own patches were not written: faults works on a copy.
 	[ -z "$(find "$WF_TOP/patches" -newer "$WF_CACHE/branches/6.1/faults/top/branches.txt")" ]
 }

@@ -81,7 +81,7 @@ main() {
 	check_constraint "$ver"
 	ref=$(base_ref "$ver")
 	wf_lock base
-	wf_run_begin base
+	wf_run_begin base "$IMPORT*" "$WF_REPO.init"
 	# Under the lock, the scratch files are a dead run's, with or without
 	# its marker (a signal in the EXIT trap can remove the marker first).
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer

@@ -77,7 +77,7 @@ bisect() {
 	good=$(repo_git rev-parse "$good^{commit}")
 	bad=$(repo_git rev-parse "$bad^{commit}")
 	wf_lock bisect
-	wf_run_begin bisect
+	wf_run_begin bisect "$WF_CACHE/bisect/bisect.log.tmp"
 	recover_worktree "$BISECT_TREE"
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if [[ -e $WF_CACHE/bisect/bisect.log.tmp ]] && ! wf_no_recovery; then

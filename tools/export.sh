@@ -38,7 +38,7 @@ main() {
 	[[ $n -gt 0 ]] ||
 		die "branch $topic has no commits on $base: nothing to export ($TOPIC_PATCHDIR/ keeps its $(find "$dir" -maxdepth 1 -name '*.patch' 2>/dev/null | wc -l) patch(es))"
 	wf_lock export
-	wf_run_begin export
+	wf_run_begin export "$(patch_dir_aside "$dir" export '*')"
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if ! wf_no_recovery; then
 		recover_patch_dir "$dir" export

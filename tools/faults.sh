@@ -111,21 +111,6 @@ now_ms() {
 	printf '%s\n' "$((t / 1000))"
 }
 
-# marker_phase FILE: MPHASE is the phase the run marker FILE names (empty:
-# none).  Builtins only: it is polled every few milliseconds, also on a
-# loaded machine.
-marker_phase() {
-	local line
-	MPHASE=''
-	[[ -e $1 ]] || return 0
-	{
-		while IFS= read -r line; do
-			[[ $line == phase=* ]] && MPHASE=${line#phase=} && return 0
-		done <"$1"
-	} 2>/dev/null
-	return 0
-}
-
 # leader_alive PID: the process PID runs (not a zombie).  Builtins only.
 leader_alive() {
 	local stat
@@ -200,17 +185,17 @@ run_row() {
 	fi
 	MARKER=$WF_CACHE/$row.run
 	if declare -F "row_${row//-/_}_marker" >/dev/null; then run_fn "$row" marker; fi
+	# What the row's command may leave behind: the scratch paths its
+	# marker lists (leftovers reads them), seen while the reference run
+	# goes and in the marker of each killed run.
+	declare -gA ROW_SCRATCH=()
 	PHASES=() PHASE_LEN=()
 	run_fn "$row" prepare
 	t0=$(now_ms)
-	if [[ $AIM -eq 1 ]]; then
-		"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" &
-		watch_phases $! "$t0"
-		wait $! || die "the uninterrupted run of $row failed (see $dir/reference.err)"
-	else
-		"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" ||
-			die "the uninterrupted run of $row failed (see $dir/reference.err)"
-	fi
+	"${CMD[@]}" >"$dir/reference.out" 2>"$dir/reference.err" &
+	watch_phases $! "$t0"
+	wait $! || die "the uninterrupted run of $row failed (see $dir/reference.err)"
+	[[ $AIM -eq 1 ]] || PHASES=() PHASE_LEN=()
 	dur=$(($(now_ms) - t0))
 	run_fn "$row" result "$dir/reference.out" >"$dir/reference.result"
 	info "$row: reference run $dur ms; $KILLS kill(s)$([[ $AIM -eq 0 ]] || printf ', aimed at %s' \
@@ -251,6 +236,7 @@ run_row() {
 			continue
 		fi
 		wait_group "$PID"
+		marker_phase "$MARKER"
 		kills=$((kills + 1))
 		sigs_used+=("$sig")
 		rc=0
@@ -281,7 +267,7 @@ run_row() {
 	done
 	if declare -F "row_${row//-/_}_teardown" >/dev/null; then run_fn "$row" teardown; fi
 	ROWS_OUT+=("$row|$kills|$recovered/$kills|$identical/$kills")
-	NOTES+=("$row: reference run $dur ms; signals:$(printf '%s\n' "${sigs_used[@]}" | sort | uniq -c |
+	NOTES+=("$row: reference run $dur ms; ${#ROW_SCRATCH[@]} scratch path(s) from its marker; signals:$(printf '%s\n' "${sigs_used[@]}" | sort | uniq -c |
 		awk '$2 != "" { printf " SIG%s x%s", $2, $1 }'); $missed run(s) ended before the signal$(
 		[[ ${#asked[@]} -eq 0 ]] || printf '; %s run(s) asked the user, answered from what was done (%s)' \
 			"${#asked[@]}" "$(IFS=,; echo "${asked[*]}")")")

@@ -2,21 +2,43 @@
 # The rows of tools/faults.sh: for each command, its setup, the work it
 # is given before each run, its command line and what of its result must
 # be identical (the contract is at the top of tools/faults.sh); and
-# leftovers, the scratch state no run may leave.  Sourced, never run.
+# leftovers, the scratch state no run may leave, and marker_phase, what
+# a run marker says of it.  Sourced, never run.
 # shellcheck shell=bash
 
+# marker_phase FILE: MPHASE is the phase the run marker FILE names (empty:
+# none); the scratch paths it lists (tools/lib-run.sh) are added to
+# ROW_SCRATCH.  Builtins only: it is polled every few milliseconds, also
+# on a loaded machine.
+marker_phase() {
+	local line
+	MPHASE=''
+	[[ -e $1 ]] || return 0
+	{
+		while IFS= read -r line; do
+			# shellcheck disable=SC2034 # MPHASE: read by tools/faults.sh
+			case $line in
+			phase=*) MPHASE=${line#phase=} ;;
+			scratch=*) ROW_SCRATCH[${line#scratch=}]=1 ;;
+			esac
+		done <"$1"
+	} 2>/dev/null
+	return 0
+}
+
 # leftovers: the scratch state the tools keep only while they run; after
-# a run that succeeded, none of it may be there.
+# a run that succeeded, none of it may be there: no run marker, nothing
+# of what the row's markers list as scratch (ROW_SCRATCH, see run_row),
+# no lock or operation in progress in a git repository.
 leftovers() {
-	local f gitdir
-	for f in "$WF_CACHE"/*.run "$WF_CACHE"/base-import* \
-		"$WF_REPO.init" "$WF_CACHE/other-base/tmp" "$WF_CACHE/bisect/bisect.log.tmp" \
-		"$WF_TOP"/.*.export-* "$WF_CACHE"/b4/linux.new.* "$WF_CACHE"/b4/linux.out.* \
-		"$WF_OUT"/submit/.*.submit-* "$WF_OUT"/submit/*/sending* \
-		"$WF_CACHE/send-tmp" "$WF_COVERS"/sent/.*.tmp \
-		"$WF_CACHE/validate/results/tmp" "$FAULTS/stress-out/summary.txt.tmp" \
-		"$WF_CACHE"/stress/results/.tmp-*; do
+	local f p gitdir
+	for f in "$WF_CACHE"/*.run; do
 		[[ -e $f ]] && printf 'left: %s\n' "$f"
+	done
+	for p in "${!ROW_SCRATCH[@]}"; do
+		while IFS= read -r f; do
+			printf 'left: %s\n' "$f"
+		done < <(compgen -G "$p" | LC_ALL=C sort || true)
 	done
 	gitdir=$WF_CACHE/b4/linux/.git
 	if [[ -d $gitdir ]]; then
@@ -159,9 +181,9 @@ row_port_result() {
 	sha256sum <"$WF_TOP/out/port/$TOPIC_ID..faults-port.txt"
 	printf 'branch: %s\n' "$(git -C "$WF_CACHE_ROOT/branches/faults-port/linux" rev-parse "refs/heads/$TOPIC_NAME-port")"
 	grep '^status=' "$PORT_DIR/state"
-	for f in "$PORT_DIR"/*.run "$PORT_DIR"/*.tmp "$PORT_DIR"/*.new "$PORT_DIR/rr-keep" "$PORT_DIR/trim" \
-		"$PORT_DIR/linux.init" "$WF_TOP"/.patches-faults-port.port-* "$WF_TOP"/out/port/*.tmp \
-		"$gitdir/rebase-apply" "$gitdir/rebase-merge" "$WF_CACHE_ROOT"/branches/faults-port/*.run; do
+	# (the scratch paths port.sh's marker lists: leftovers)
+	for f in "$PORT_DIR"/*.run "$gitdir/rebase-apply" "$gitdir/rebase-merge" \
+		"$WF_CACHE_ROOT"/branches/faults-port/*.run; do
 		[[ -e $f ]] && printf 'left: %s\n' "$f"
 	done
 	find "$gitdir" -path "$gitdir/objects" -prune -o -name '*.lock' -printf 'left: %p\n'

@@ -23,19 +23,29 @@ wf_lock() {
 	flock -n "$WF_LOCK_FD" || die "another $1 is running on $WF_CACHE (lock: $lock)"
 }
 
-# wf_run_begin NAME: read the marker an interrupted run of NAME left:
-# WF_PREV_RUN describes it ("pid N, started T", empty when there was
-# none) and WF_PREV holds its KEY=VALUE notes.  Then mark this run.
+# wf_run_begin NAME [SCRATCH...]: read the marker an interrupted run of
+# NAME left: WF_PREV_RUN describes it ("pid N, started T", empty when
+# there was none), WF_PREV holds its KEY=VALUE notes and WF_PREV_SCRATCH
+# its scratch paths.  Then mark this run.  SCRATCH are the paths (shell
+# patterns) this run keeps only while it runs: every version of its
+# marker lists them, one "scratch=PATTERN" line each, so that whoever
+# finds the marker of a killed run knows what that run may have left
+# (tools/faults.sh checks that the next run leaves none of it).
 wf_run_begin() {
 	local marker=$WF_CACHE/$1.run line
-	WF_RUN_NAME=$1 WF_PREV_RUN='' WF_REPAIRED=()
+	WF_RUN_NAME=$1 WF_PREV_RUN='' WF_REPAIRED=() WF_PREV_SCRATCH=()
+	WF_RUN_SCRATCH=("${@:2}")
 	declare -gA WF_PREV=()
 	if [[ -e $marker ]]; then
 		WF_PREV_RUN=$(head -n 1 "$marker")
 		WF_PREV_RUN=${WF_PREV_RUN:-no details}
 		while IFS= read -r line; do
-			# shellcheck disable=SC2034 # read by the scripts that source this file
-			[[ $line == *=* ]] && WF_PREV[${line%%=*}]=${line#*=}
+			if [[ $line == scratch=* ]]; then
+				WF_PREV_SCRATCH+=("${line#scratch=}")
+			elif [[ $line == *=* ]]; then
+				# shellcheck disable=SC2034 # read by the scripts that source this file
+				WF_PREV[${line%%=*}]=${line#*=}
+			fi
 		done < <(tail -n +2 "$marker")
 	fi
 	wf_run_note phase=start
@@ -48,6 +58,7 @@ wf_run_note() {
 	{
 		printf 'pid %s, started %s\n' "$$" "${WF_RUN_STARTED:=$(date '+%F %T')}"
 		[[ $# -eq 0 ]] || printf '%s\n' "$@"
+		[[ ${#WF_RUN_SCRATCH[@]} -eq 0 ]] || printf 'scratch=%s\n' "${WF_RUN_SCRATCH[@]}"
 	} >"$marker.tmp"
 	mv -f "$marker.tmp" "$marker"
 }

@@ -91,7 +91,7 @@ main() {
 	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to apply"
 	check_source "$src" "$ver"
 	wf_lock other-base
-	wf_run_begin other-base
+	wf_run_begin other-base "$SCRATCH_DIR"
 	tmp=$SCRATCH_DIR
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if [[ -e $tmp ]] && ! wf_no_recovery; then

@@ -339,7 +339,8 @@ main() {
 		[[ -d $PORT_DIR ]] || die "no port from $FROM to $TO to drop"
 	fi
 	wf_lock port
-	wf_run_begin port
+	wf_run_begin port "$PORT_DIR/*.tmp" "$PORT_DIR/*.new" "$PORT_DIR/rr-keep" "$PORT_DIR/trim" \
+		"$TREE.init" "$(patch_dir_aside "$WF_TOP/$TO_PATCHDIR" port '*')" "$WF_TOP/out/port/*.tmp"
 	state_load
 	recover_port
 	wf_report_repairs last

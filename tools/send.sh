@@ -283,7 +283,7 @@ main() {
 	rev=$(record_field "$dir/record" revision)
 	REV=$rev
 	wf_lock send
-	wf_run_begin send
+	wf_run_begin send "$dir/sending*" "$WF_CACHE/send-tmp" "$SENT_DIR/.*.tmp"
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	wf_no_recovery || recover_send "$dir" "$rev"
 	if [[ $RECORDED -eq 1 && $record_only -eq 0 && $to == maintainers ]]; then

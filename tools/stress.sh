@@ -319,7 +319,7 @@ main() {
 	mkdir -p "$OUT"
 	trap 'on_exit $?' EXIT
 	wf_lock stress
-	wf_run_begin stress
+	wf_run_begin stress "$OUT/summary.txt.tmp" "$RESULTS/.tmp-*"
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	wf_no_recovery || recover_output
 	wf_report_repairs last

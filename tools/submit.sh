@@ -322,7 +322,7 @@ main() {
 	[[ ${#pf[@]} -gt 0 ]] || early_preflight "$base" "$topic" "$rev" "$cover"
 
 	wf_lock submit
-	wf_run_begin submit
+	wf_run_begin submit "$B4_DIR.new.*" "$B4_DIR.out.*" "$WF_OUT/submit/.*.submit-*"
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if ! wf_no_recovery; then
 		recover_b4_work
