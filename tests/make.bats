@@ -153,3 +153,36 @@ fake_stages() {
 	[ "$status" -eq 0 ]
 	[ "$(cat "$summary")" = "1 passed, 0 failed, 0 skipped" ]
 }
+
+@test "tests: suites run in WF_TEST_JOBS lanes at once; a failure in any lane fails the run; faults.bats alone" {
+	local d=$BATS_TEST_TMPDIR/suites summary=$BATS_TEST_TMPDIR/summary
+	mkdir -p "$d"
+	# Each test notes when it starts and ends, a second apart.
+	# shellcheck disable=SC2016 # expanded by the inner suites
+	for s in a b faults; do
+		printf '@%s\n' "test \"$s\" { echo \"start $s \$(date +%s.%N)\" >>\"$d/log\"; sleep 1; echo \"end $s \$(date +%s.%N)\" >>\"$d/log\"; }" \
+			>"$d/$s.bats"
+	done
+	# shellcheck disable=SC2016 # expanded by the inner suite
+	printf '@%s\n' 'test "fails" { false; }' >"$d/c.bats"
+	WF_TEST_JOBS=2 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" "$d/faults.bats" 3>&-
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$summary")" = "3 passed, 0 failed, 0 skipped" ]
+	# faults first and alone, then a and b at once, each in its lane.
+	[ "$(awk '{ print $1, $2 }' "$d/log" | head -n 2 | tr '\n' ' ')" = "start faults end faults " ]
+	[ "$(sed -n 3,4p "$d/log" | awk '{ print $1 }' | tr '\n' ' ')" = "start start " ]
+	grep -q '^\[1\] ok 1 ' <<<"$output" && grep -q '^\[2\] ok 1 ' <<<"$output"
+	# A failure in the second lane fails the run; one lane is one after the other.
+	rm "$d/log"
+	WF_TEST_JOBS=2 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/c.bats" 3>&-
+	[ "$status" -eq 1 ]
+	[ "$(cat "$summary")" = "1 passed, 1 failed, 0 skipped" ]
+	rm "$d/log"
+	WF_TEST_JOBS=1 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" 3>&-
+	[ "$status" -eq 0 ]
+	[ "$(awk '{ print $1 }' "$d/log" | tr '\n' ' ')" = "start end start end " ]
+	WF_TEST_JOBS=lots run "$REPO_ROOT/tests/run.sh" "$d/a.bats" 3>&-
+	[ "$status" -eq 2 ]
+	[ "$output" = "run.sh: error: WF_TEST_JOBS must be a number of lanes, not 'lots'" ]
+}

@@ -7,6 +7,8 @@
 # SUITEs replace the list below (a path, or a file of tests/); --filter
 # runs only the tests whose name matches REGEX (bats --filter).  The
 # summary goes to out/test-summary (WF_TEST_SUMMARY names another file).
+# The suites run in WF_TEST_JOBS lanes at once (default 2; see "Lanes"
+# below), each line of a lane prefixed with its number.
 # The tools' suites run on fixtures: base.bats (the base import,
 # branches.txt), rebuild.bats (rebuild, export), make.bats (the targets
 # with no suite of their own: deps, build, checkpatch, all-branches, the
@@ -52,21 +54,89 @@ if [[ ${1:-} == --filter ]]; then
 fi
 [[ $# -eq 0 ]] || suites=("$@")
 
-tap=$(mktemp)
 # The tests own their state: they run with WF_CACHE naming an empty
 # directory that must still be empty at the end (a test that forgot to
 # set up its own cache would write there).
 guard=$(mktemp -d)
-trap 'rm -f "$tap"; rm -rf "$guard"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$guard" "$work"' EXIT
 export WF_CACHE=$guard
-rc=0
 # A fresh bats, also when run.sh itself runs inside a bats test.
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
-bats --tap --timing "${filter[@]}" "${suites[@]}" | tee "$tap" || rc=$?
+
+# Lanes.  The suites run in WF_TEST_JOBS lanes at once (default 2, the
+# cores of the machine this was measured on; 1: one after the other).
+# faults.bats runs first and alone: it kills commands at moments drawn
+# within their measured durations, and a busy machine moves the
+# moments.  qemu, stress and series share the tests' own cache (the boot
+# kernel of the real series, its locks): they run one after the other
+# in one lane.  The lanes are filled longest first, by the seconds each
+# suite took (WEIGHT: a whole run on this 2-core machine, 2026-12-06,
+# with a kernel build beside it; only their ratios matter; an unknown
+# suite counts 60).
+jobs=${WF_TEST_JOBS:-2}
+[[ $jobs =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: error: WF_TEST_JOBS must be a number of lanes, not '$jobs'" >&2; exit 2; }
+declare -A WEIGHT=([faults.bats]=266 [validate.bats]=229 [series.bats]=166 [stress.bats]=134
+	[preflight.bats]=83 [schedule.bats]=76 [configs.bats]=62 [submit.bats]=57 [checks.bats]=46
+	[send.bats]=46 [qemu.bats]=37 [port.bats]=22 [kconfig.bats]=16 [trailers.bats]=16 [distcc.bats]=13
+	[mutants.bats]=13 [make.bats]=12 [trees.bats]=10 [rebuild.bats]=6 [bisect.bats]=3 [base.bats]=1
+	[docs.bats]=1 [cost-stages.bats]=1)
+solo=() shared=() items=()
+for s in "${suites[@]}"; do
+	case ${s##*/} in
+	faults.bats) solo+=("$s") ;;
+	qemu.bats | stress.bats | series.bats) shared+=("$s") ;;
+	*) items+=("$s") ;;
+	esac
+done
+# An item: its weight and its suites (the shared ones are one item).
+weight_of() {
+	local s w=0
+	for s in "$@"; do w=$((w + ${WEIGHT[${s##*/}]:-60})); done
+	echo "$w"
+}
+lanes=() loads=()
+for ((i = 0; i < jobs; i++)); do lanes+=(''); loads+=(0); done
+while read -r w item; do
+	best=0
+	for ((i = 1; i < jobs; i++)); do [[ ${loads[i]} -ge ${loads[best]} ]] || best=$i; done
+	lanes[best]+="$item "
+	loads[best]=$((loads[best] + w))
+done < <({
+	[[ ${#shared[@]} -eq 0 ]] || echo "$(weight_of "${shared[@]}") ${shared[*]}"
+	for s in "${items[@]}"; do echo "$(weight_of "$s") $s"; done
+} | sort -rn -k1,1)
+
+# run_lane N SUITE...: bats on the SUITEs, TAP into work/N.tap, each line
+# on the terminal too (prefixed [N] when two lanes or more run at once).
+run_lane() {
+	local n=$1 rc=0 prefix=''
+	shift
+	[[ $used -le 1 || $n == solo ]] || prefix="[$n] "
+	bats --tap --timing "${filter[@]}" "$@" | tee "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=$?
+	echo "$rc" >"$work/$n.rc"
+}
+
+used=0
+for ((i = 0; i < jobs; i++)); do [[ -z ${lanes[i]} ]] || used=$((used + 1)); done
+rc=0
+[[ ${#solo[@]} -eq 0 ]] || run_lane solo "${solo[@]}"
+pids=()
+for ((i = 0; i < jobs; i++)); do
+	[[ -n ${lanes[i]} ]] || continue
+	# shellcheck disable=SC2086 # a lane is a list of suite names
+	run_lane "$((i + 1))" ${lanes[i]} &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+for f in "$work"/*.rc; do [[ $(cat "$f") -eq 0 ]] || rc=1; done
+tap=$work/all.tap
+cat "$work"/*.tap >"$tap.tmp" 2>/dev/null || true
+mv "$tap.tmp" "$tap"
 passed=$(grep -E '^ok [0-9]+ ' "$tap" | grep -vc '# skip' || true)
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$tap" || true)
 failed=$(grep -cE '^not ok [0-9]+ ' "$tap" || true)
-planned=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$tap" | head -n 1)
+planned=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$tap" | awk '{ n += $1 } END { print n + 0 }')
 if [[ ${planned:-0} -eq 0 ]]; then
 	echo "# bats ran no test"
 	failed=$((failed + 1))
