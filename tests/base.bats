@@ -50,37 +50,31 @@ setup() {
 }
 
 @test "branches.txt: malformed lines are named by line number" {
-	printf '# comment\n\ntopic 6.1 t linux-source-6.1 >=6.1\n' >"$WF_TOP/branches.txt"
+	# Each case: the file, then what the parser says of it.  The parser
+	# runs as every script runs it: sourcing tools/lib.sh.
+	local c file want
+	local -a cases=(
+		$'# comment\n\ntopic 6.1 t linux-source-6.1 >=6.1|branches.txt:3: \'topic\' takes 5 fields'
+		$'topic 6.1 t linux-source-6.1 >=6.1 patches\nbranch x y|branches.txt:2: unknown record \'branch\''
+		$'topic 6.1 t linux-source-6.1 6.1 patches|branches.txt:1: \'6.1\' is not a version constraint'
+		$'topic 6.1 t linux-source-6.1 any patches\ntree sysctl /nowhere|branches.txt:2: \'tree\' takes at least 4 fields'
+		$'topic 6.1 t..x linux-source-6.1 any patches|branches.txt:1: \'t..x\' is not a valid branch name'
+		$'topic 6/1 t linux-source-6.1 any patches|branches.txt:1: \'6/1\' is not a branch id'
+		$'topic 6.1 t linux-source-6.1 any p1\ntopic 6.1 u linux-source-6.12 any p2|branches.txt:2: second topic with the id \'6.1\''
+		$'topic 6.1 t linux-source-6.1 any p1\ntopic 6.12 t linux-source-6.12 any p2|branches.txt:2: second topic on the branch \'t\''
+	)
+	for c in "${cases[@]}"; do
+		file=${c%%|*} want=${c#*|}
+		printf '%s\n' "$file" >"$WF_TOP/branches.txt"
+		# shellcheck disable=SC2016 # expanded by the inner bash
+		run bash -c '. "$1/tools/lib.sh"' _ "$REPO_ROOT"
+		echo "$want: $output"
+		[ "$status" -ne 0 ]
+		[[ $output == *"$want"* ]]
+	done
+	# A command given such a file stops before it touches anything.
 	run "$TOOLS/rebuild.sh"
 	[ "$status" -eq 1 ]
-	[[ $output == *"branches.txt:3: 'topic' takes 5 fields"* ]]
-
-	printf 'topic 6.1 t linux-source-6.1 >=6.1 patches\nbranch x y\n' >"$WF_TOP/branches.txt"
-	run "$TOOLS/rebuild.sh"
-	[[ $output == *"branches.txt:2: unknown record 'branch'"* ]]
-
-	printf 'topic 6.1 t linux-source-6.1 6.1 patches\n' >"$WF_TOP/branches.txt"
-	run "$TOOLS/rebuild.sh"
-	[[ $output == *"branches.txt:1: '6.1' is not a version constraint"* ]]
-
-	printf 'topic 6.1 t linux-source-6.1 any patches\ntree sysctl /nowhere\n' >"$WF_TOP/branches.txt"
-	run "$TOOLS/rebuild.sh"
-	[[ $output == *"branches.txt:2: 'tree' takes at least 4 fields"* ]]
-
-	printf 'topic 6.1 t..x linux-source-6.1 any patches\n' >"$WF_TOP/branches.txt"
-	run "$TOOLS/rebuild.sh"
-	[[ $output == *"branches.txt:1: 't..x' is not a valid branch name"* ]]
-
-	printf 'topic 6/1 t linux-source-6.1 any patches\n' >"$WF_TOP/branches.txt"
-	run "$TOOLS/rebuild.sh"
-	[[ $output == *"branches.txt:1: '6/1' is not a branch id"* ]]
-
-	printf 'topic 6.1 t linux-source-6.1 any p1\ntopic 6.1 u linux-source-6.12 any p2\n' >"$WF_TOP/branches.txt"
-	run "$TOOLS/rebuild.sh"
-	[[ $output == *"branches.txt:2: second topic with the id '6.1'"* ]]
-
-	printf 'topic 6.1 t linux-source-6.1 any p1\ntopic 6.12 t linux-source-6.12 any p2\n' >"$WF_TOP/branches.txt"
-	run "$TOOLS/rebuild.sh"
 	[[ $output == *"branches.txt:2: second topic on the branch 't'"* ]]
 	[ ! -e "$WF_REPO" ]
 }
