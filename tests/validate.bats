@@ -636,3 +636,20 @@ CHECK
 	grep -qE '^warm +[0-9.]+s +[0-9.]+s +[0-9.]+x$' <<<"$output"
 	grep -qE '^edit-2 +[0-9.]+s +- +-$' <<<"$output"
 }
+
+@test "bench-validate -s: a validate run's timings split into builds, boots and the checks of the source" {
+	printf '%s\t%s\t%s\t%s\n' 100.0 0 start range 100.0 1 checkpatch checkpatch 101.0 1 boot boot \
+		111.0 1 qemu qemu 113.0 1 guest-off guest 114.0 1 sparse sparse 120.0 1 end report \
+		>"$BATS_TEST_TMPDIR/timings.tsv"
+	run "$TOOLS/bench-validate.sh" -s "$BATS_TEST_TMPDIR/timings.tsv"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qE '^  builds \(base \+ every commit, per config\) +16\.0s$' <<<"$output"
+	grep -qE '^  boots \(smoke test, kselftest, guests\) +3\.0s$' <<<"$output"
+	grep -qE '^  checks of the source \(incl. the checkout\) +1\.0s$' <<<"$output"
+	grep -qE '^  whole cold run / builds +1\.25x$' <<<"$output"
+	grep -qE '^  whole cold run / \(builds \+ boots\) +1\.05x$' <<<"$output"
+	run "$TOOLS/bench-validate.sh" -s "$BATS_TEST_TMPDIR/none.tsv"
+	[ "$status" -ne 0 ]
+	[[ $output == *"cannot read the timings $BATS_TEST_TMPDIR/none.tsv"* ]]
+}

@@ -2,6 +2,7 @@
 # Benchmark runner/validate.sh against the naive "git rebase --exec".
 #
 #   tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]
+#   tools/bench-validate.sh -s TIMINGS
 #
 # Times, on the real series (base..branch, or base..TIP), in a scratch
 # cache DIR (default: a new temporary directory) that clones the cache
@@ -21,6 +22,9 @@
 # builds it cannot avoid (the base and every commit, once per config),
 # the boots, checkpatch and the rest, with the ratio of the whole run to
 # the builds.  Not a test: a cold run of 23 commits takes long on two cores.
+# -s prints only that split, of any validate run's timings.tsv (make
+# validate writes out/<id>/validate/timings.tsv), its wall time from its
+# first line to its last.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +33,7 @@ set -euo pipefail
 
 usage() {
 	echo "usage: tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]" >&2
+	echo "       tools/bench-validate.sh -s TIMINGS" >&2
 	exit 2
 }
 
@@ -49,17 +54,37 @@ validate_run() {
 		"$WF_HOME/runner/validate.sh" -o "$BENCH/out" -c "$CHECKS" "$BASE..$TOPIC_REF"
 }
 
-# step_split TIMINGS: "builds boots checkpatch total" seconds of a
-# validate run, from the step start times of its timings.tsv (a step lasts
-# until the next one starts).
+# step_split TIMINGS: "builds boots cheap total" seconds of a validate
+# run, from the step start times of its timings.tsv (a step lasts until
+# the next one starts): the builds (a config's build, sparse, W=1, clang,
+# and bringing a build directory to a commit), the boots (qemu, the
+# guests), the checks of the source alone (checkpatch, codespell,
+# kernel-doc, kconfig), and all the steps together.
 step_split() {
 	awk -F'\t' '
 		NR > 1 { d = $1 - t; total += d
-			if (c == "checkpatch") cp += d
-			else if (c == "qemu") boot += d
+			if (c ~ /^(checkpatch|codespell|kernel-doc|kconfig)$/) cp += d
+			else if (c == "qemu" || c ~ /^guest-/) boot += d
 			else if (c != "start") build += d }
 		{ t = $1; c = $3; w = $4 }
 		END { printf "%.1f %.1f %.1f %.1f\n", build, boot, cp, total }' "$1"
+}
+
+# print_split TIMINGS WALL: the table of a cold run by step, and the ratio
+# of the whole run (WALL seconds) to its builds.
+print_split() {
+	local build boot cp total
+	read -r build boot cp total < <(step_split "$1")
+	printf '\ncold validate run, by step (from %s):\n' "$1"
+	printf '  %-42s %9.1fs\n' "builds (base + every commit, per config)" "$build" \
+		"boots (smoke test, kselftest, guests)" "$boot" "checks of the source (incl. the checkout)" "$cp"
+	# (with -s the wall time is the steps' own: nothing is outside them)
+	[[ $(echo "$2 - $total > 0.05" | bc) -eq 0 ]] ||
+		printf '  %-42s %9.1fs\n' "everything else (cache, reports)" "$(echo "$2 - $total" | bc)"
+	if [[ $(echo "$build > 0" | bc) -eq 1 ]]; then
+		printf '  %-42s %9.2fx\n' "whole cold run / builds" "$(echo "$2 / $build" | bc -l)" \
+			"whole cold run / (builds + boots)" "$(echo "$2 / ($build + $boot)" | bc -l)"
+	fi
 }
 
 # naive_step: what the naive loop runs at each commit (in the edit tree).
@@ -117,15 +142,19 @@ edit_commit() {
 }
 
 main() {
-	local dir='' tip='' k=12 naive=1 naive_edits=1 n name ratio build boot cp total
+	local dir='' tip='' k=12 naive=1 naive_edits=1 n name ratio wall
 	if [[ -n ${WF_BENCH_STEP:-} ]]; then
 		BENCH=$WF_BENCH_DIR CHECKS=$WF_BENCH_CHECKS
 		naive_step
 		return
 	fi
 	CHECKS=checkpatch,sparse,$(vl_matrix_configs "$WF_HOME/configs/matrix.txt" | paste -sd,),qemu
-	while getopts 'd:c:t:k:NE' opt; do
+	while getopts 'd:c:t:k:NEs:' opt; do
 		case $opt in
+		s) [[ -r $OPTARG ]] || die "cannot read the timings $OPTARG"
+			wall=$(awk -F'\t' 'NR == 1 { t0 = $1 } { t = $1 } END { printf "%.1f", t - t0 }' "$OPTARG")
+			print_split "$OPTARG" "$wall"
+			return ;;
 		d) dir=$OPTARG ;;
 		c) CHECKS=$OPTARG ;;
 		t) tip=$OPTARG ;;
@@ -178,15 +207,7 @@ main() {
 			"$(if [[ -n ${TIMES[naive-$name]:-} ]]; then printf '%.1fs' "${TIMES[naive-$name]}"; else echo -; fi)" "$ratio"
 	done
 	printf '\n(edit-last: the last commit reworded; edit-%s: a comment added to patch %s)\n' "$k" "$k"
-	read -r build boot cp total < <(step_split "$BENCH/validate-cold.timings.tsv")
-	printf '\ncold validate run, by step (from its timings.tsv):\n'
-	printf '  %-42s %9.1fs\n' "builds (base + every commit, per config)" "$build" \
-		"boots (smoke test, kselftest)" "$boot" "checkpatch (incl. the first checkout)" "$cp" \
-		"everything else (cache, reports)" "$(echo "${TIMES[validate-cold]} - $total" | bc)"
-	if [[ $(echo "$build > 0" | bc) -eq 1 ]]; then
-		printf '  %-42s %9.2fx\n' "whole cold run / builds" \
-			"$(echo "${TIMES[validate-cold]} / $build" | bc -l)"
-	fi
+	print_split "$BENCH/validate-cold.timings.tsv" "${TIMES[validate-cold]}"
 	info "logs and the scratch cache: $BENCH (remove it when done)"
 }
 
