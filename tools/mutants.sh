@@ -201,10 +201,153 @@ apply_mutant() {
 	APPLY_ERROR="stale mutant: $name: $file does not apply"
 }
 
+# select_mutants [NAME...]: NAMES, the mutants to run (default: all of
+# MDIR), each checked to exist.
+select_mutants() {
+	local m name
+	NAMES=()
+	if [[ $# -gt 0 ]]; then
+		NAMES=("$@")
+		for name in "${NAMES[@]}"; do
+			[[ -f $MDIR/$name.patch ]] || die "no mutant $name in $MDIR"
+		done
+	else
+		for m in "$MDIR"/*.patch; do
+			[[ -e $m ]] && NAMES+=("$(basename "$m" .patch)")
+		done
+	fi
+	[[ ${#NAMES[@]} -gt 0 ]] || die "no mutant in $MDIR"
+}
+
+# read_mutants: each mutant's header, whether it applies to the copy, and
+# the (suite, filter) pairs it runs: PAIRS (each once), M_PAIRS[name],
+# M_ERRORS[name] for a mutant that cannot run; R_SUITES, R_TIME.
+read_mutants() {
+	local name suite path pair
+	declare -gA R_SUITES=() R_BY=() R_TIME=() M_PAIRS=() M_ERRORS=() PAIR_STATE=() PAIR_WHY=()
+	PAIRS=()
+	for name in "${NAMES[@]}"; do
+		read_mutant "$MDIR/$name.patch"
+		R_SUITES[$name]=${M_SUITES[*]:-?}
+		R_TIME[$name]=-
+		if [[ -n $M_ERROR ]]; then
+			M_ERRORS[$name]="$name.patch: $M_ERROR"
+			continue
+		fi
+		# (a stale mutant costs no run of its suites)
+		apply_mutant "$name" --check
+		if [[ -n $APPLY_ERROR ]]; then
+			M_ERRORS[$name]=$APPLY_ERROR
+			info "$APPLY_ERROR"
+			continue
+		fi
+		for suite in "${M_SUITES[@]}"; do
+			path=$(suite_path "$suite")
+			[[ -f $path ]] || { M_ERRORS[$name]="$name.patch: no suite $suite (${path#"$SCRATCH/copy/"})"; break; }
+			pair="$suite"$'\t'"$M_FILTER"
+			M_PAIRS[$name]+="$pair"$'\n'
+			[[ -n ${PAIR_STATE[$pair]:-} ]] || PAIRS+=("$pair")
+			PAIR_STATE[$pair]=unknown
+		done
+	done
+}
+
+# run_baselines: each (suite, filter) of PAIRS without any mutant; one
+# that selects no test or fails already is "bad" (PAIR_WHY says why),
+# and its mutants are errors, never kills.
+run_baselines() {
+	local n=0 pair suite path log start
+	for pair in "${PAIRS[@]}"; do
+		n=$((n + 1))
+		suite=${pair%%$'\t'*}
+		M_FILTER=${pair#*$'\t'}
+		path=$(suite_path "$suite")
+		count_tests "$path" "$M_FILTER"
+		if [[ $COUNT -le 0 ]]; then
+			PAIR_STATE[$pair]=bad
+			if [[ $COUNT -lt 0 ]]; then
+				PAIR_WHY[$pair]="bats cannot read $suite"
+			else
+				PAIR_WHY[$pair]="filter '$M_FILTER' selects no test of $suite"
+			fi
+			info "error: ${PAIR_WHY[$pair]}"
+			continue
+		fi
+		log=$OUT/base-$n.log
+		info "without a mutant: $suite$(shown_filter "$M_FILTER") ($COUNT tests)"
+		start=$SECONDS
+		run_suites "$log" "$M_FILTER" "$path"
+		if [[ $RUN_RC -eq 0 ]]; then
+			PAIR_STATE[$pair]=ok
+			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(fmt_time $((SECONDS - start))))"
+		else
+			PAIR_STATE[$pair]=bad
+			PAIR_WHY[$pair]="suite fails without the mutant: $suite$(shown_filter "$M_FILTER"): $(killed_by) (log: $log)"
+			info "error: ${PAIR_WHY[$pair]}"
+		fi
+		reset_copy
+	done
+}
+
+# run_mutant NAME I: plant mutant NAME (the I-th) in a clean copy and run
+# its suites; STATUS (killed, survived, error) and BY (the test that
+# killed it, or why it is an error).
+run_mutant() {
+	local name=$1 i=$2 pair suite start
+	local -a suites=()
+	STATUS='' BY=''
+	if [[ -n ${M_ERRORS[$name]:-} ]]; then
+		STATUS=error BY="error: ${M_ERRORS[$name]}"
+		return 0
+	fi
+	while IFS= read -r pair; do
+		[[ -n $pair && ${PAIR_STATE[$pair]} == bad ]] || continue
+		STATUS=error BY="error: ${PAIR_WHY[$pair]}"
+		return 0
+	done <<<"${M_PAIRS[$name]}"
+	read_mutant "$MDIR/$name.patch"
+	for suite in "${M_SUITES[@]}"; do suites+=("$(suite_path "$suite")"); done
+	info "[$i/${#NAMES[@]}] $name: ${M_SUITES[*]}$(shown_filter "$M_FILTER"): $M_BUG"
+	reset_copy
+	apply_mutant "$name"
+	if [[ -n $APPLY_ERROR ]]; then
+		STATUS=error BY="error: $APPLY_ERROR"
+		info "$APPLY_ERROR"
+		return 0
+	fi
+	start=$SECONDS
+	run_suites "$OUT/$name.log" "$M_FILTER" "${suites[@]}"
+	R_TIME[$name]=$(fmt_time $((SECONDS - start)))
+	if [[ $RUN_RC -ne 0 ]]; then
+		STATUS=killed BY=$(killed_by)
+	else
+		STATUS=survived BY=SURVIVED
+		info "$name survived: a missing test (log: $OUT/$name.log)"
+	fi
+}
+
+# run_mutants: every mutant of NAMES in turn, counted in KILLED, SURVIVED
+# and ERRORS, a line as each ends.
+run_mutants() {
+	local name i=0
+	KILLED=0 SURVIVED=0 ERRORS=0
+	for name in "${NAMES[@]}"; do
+		i=$((i + 1))
+		run_mutant "$name" "$i"
+		R_BY[$name]=$BY
+		case $STATUS in
+		killed) KILLED=$((KILLED + 1))
+			info "[$i/${#NAMES[@]}] $name: killed by $BY (${R_TIME[$name]})" ;;
+		survived) SURVIVED=$((SURVIVED + 1))
+			info "[$i/${#NAMES[@]}] $name: SURVIVED (${R_TIME[$name]})" ;;
+		error) ERRORS=$((ERRORS + 1))
+			info "[$i/${#NAMES[@]}] $name: $BY" ;;
+		esac
+	done
+}
+
 main() {
-	local mode=run name m i pair suite path n log start by status var
-	local -a suites=() all=() pairs=()
-	local -A pair_state=() pair_why=() m_pairs=() m_error=()
+	local mode=run name var
 	[[ ${1:-} != --coverage ]] || { mode=coverage; shift; }
 	for name in "$@"; do
 		[[ $name != -* ]] || usage
@@ -212,24 +355,12 @@ main() {
 	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "MUTANTS_TIMEOUT is not a number of seconds: $TIMEOUT"
 	[[ -d $MDIR ]] || die "no mutants directory $MDIR"
 	git -C "$TOP" rev-parse --show-toplevel >/dev/null 2>&1 || die "$TOP is not a git checkout"
-
 	if [[ $mode == coverage ]]; then
 		coverage
 		[[ -z $UNCOVERED ]] || die "no mutant aims at: $UNCOVERED"
 		return 0
 	fi
-	for m in "$MDIR"/*.patch; do
-		[[ -e $m ]] && all+=("$(basename "$m" .patch)")
-	done
-	if [[ $# -gt 0 ]]; then
-		NAMES=("$@")
-		for name in "${NAMES[@]}"; do
-			[[ -f $MDIR/$name.patch ]] || die "no mutant $name in $MDIR"
-		done
-	else
-		NAMES=("${all[@]}")
-	fi
-	[[ ${#NAMES[@]} -gt 0 ]] || die "no mutant in $MDIR"
+	select_mutants "$@"
 	coverage >/dev/null
 	[[ -z $UNCOVERED ]] || info "warning: no mutant aims at: $UNCOVERED"
 
@@ -242,115 +373,9 @@ main() {
 	mkdir -p "$OUT"
 	rm -f "$OUT"/*.log
 	make_copy
-
-	# Read every mutant; the (suite, filter) pairs they use.
-	declare -gA R_SUITES=() R_BY=() R_TIME=()
-	for name in "${NAMES[@]}"; do
-		read_mutant "$MDIR/$name.patch"
-		R_SUITES[$name]=${M_SUITES[*]:-?}
-		R_TIME[$name]=-
-		if [[ -n $M_ERROR ]]; then
-			m_error[$name]="$name.patch: $M_ERROR"
-			continue
-		fi
-		# (a stale mutant costs no run of its suites)
-		apply_mutant "$name" --check
-		if [[ -n $APPLY_ERROR ]]; then
-			m_error[$name]=$APPLY_ERROR
-			info "$APPLY_ERROR"
-			continue
-		fi
-		for suite in "${M_SUITES[@]}"; do
-			path=$(suite_path "$suite")
-			[[ -f $path ]] || { m_error[$name]="$name.patch: no suite $suite (${path#"$SCRATCH/copy/"})"; break; }
-			pair="$suite"$'\t'"$M_FILTER"
-			m_pairs[$name]+="$pair"$'\n'
-			[[ -n ${pair_state[$pair]:-} ]] || pairs+=("$pair")
-			pair_state[$pair]=unknown
-		done
-	done
-
-	# Each (suite, filter) without any mutant.
-	n=0
-	for pair in "${pairs[@]}"; do
-		n=$((n + 1))
-		suite=${pair%%$'\t'*}
-		M_FILTER=${pair#*$'\t'}
-		path=$(suite_path "$suite")
-		count_tests "$path" "$M_FILTER"
-		if [[ $COUNT -le 0 ]]; then
-			pair_state[$pair]=bad
-			if [[ $COUNT -lt 0 ]]; then
-				pair_why[$pair]="bats cannot read $suite"
-			else
-				pair_why[$pair]="filter '$M_FILTER' selects no test of $suite"
-			fi
-			info "error: ${pair_why[$pair]}"
-			continue
-		fi
-		log=$OUT/base-$n.log
-		info "without a mutant: $suite$(shown_filter "$M_FILTER") ($COUNT tests)"
-		start=$SECONDS
-		run_suites "$log" "$M_FILTER" "$path"
-		if [[ $RUN_RC -eq 0 ]]; then
-			pair_state[$pair]=ok
-			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(fmt_time $((SECONDS - start))))"
-		else
-			pair_state[$pair]=bad
-			pair_why[$pair]="suite fails without the mutant: $suite$(shown_filter "$M_FILTER"): $(killed_by) (log: $log)"
-			info "error: ${pair_why[$pair]}"
-		fi
-		reset_copy
-	done
-
-	KILLED=0 SURVIVED=0 ERRORS=0
-	i=0
-	for name in "${NAMES[@]}"; do
-		i=$((i + 1))
-		status=''
-		if [[ -n ${m_error[$name]:-} ]]; then
-			status=error by="error: ${m_error[$name]}"
-		else
-			while IFS= read -r pair; do
-				[[ -n $pair && ${pair_state[$pair]} == bad ]] || continue
-				status=error by="error: ${pair_why[$pair]}"
-				break
-			done <<<"${m_pairs[$name]}"
-		fi
-		if [[ -z $status ]]; then
-			read_mutant "$MDIR/$name.patch"
-			suites=()
-			for suite in "${M_SUITES[@]}"; do suites+=("$(suite_path "$suite")"); done
-			info "[$i/${#NAMES[@]}] $name: ${M_SUITES[*]}$(shown_filter "$M_FILTER"): $M_BUG"
-			reset_copy
-			apply_mutant "$name"
-			if [[ -n $APPLY_ERROR ]]; then
-				status=error by="error: $APPLY_ERROR"
-				info "$APPLY_ERROR"
-			else
-				start=$SECONDS
-				run_suites "$OUT/$name.log" "$M_FILTER" "${suites[@]}"
-				R_TIME[$name]=$(fmt_time $((SECONDS - start)))
-				if [[ $RUN_RC -ne 0 ]]; then
-					status=killed by=$(killed_by)
-				else
-					status=survived by=SURVIVED
-					info "$name survived: a missing test (log: $OUT/$name.log)"
-				fi
-			fi
-		fi
-		case $status in
-		killed) KILLED=$((KILLED + 1)) ;;
-		survived) SURVIVED=$((SURVIVED + 1)) ;;
-		error) ERRORS=$((ERRORS + 1)) ;;
-		esac
-		R_BY[$name]=$by
-		case $status in
-		killed) info "[$i/${#NAMES[@]}] $name: killed by $by (${R_TIME[$name]})" ;;
-		survived) info "[$i/${#NAMES[@]}] $name: SURVIVED (${R_TIME[$name]})" ;;
-		error) info "[$i/${#NAMES[@]}] $name: $by" ;;
-		esac
-	done
+	read_mutants
+	run_baselines
+	run_mutants
 	reset_copy
 	print_table | tee "$OUT/summary.txt"
 	[[ $SURVIVED -eq 0 && $ERRORS -eq 0 ]]
