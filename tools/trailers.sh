@@ -93,9 +93,123 @@ sent_patch_ids() {
 	git patch-id --stable <"$SENT_DIR/v$1/patches.mbox" | cut -d' ' -f1
 }
 
+# check_branch: TOPIC and BASE of the branch, which must be exported
+# and have a sent revision recorded.
+check_branch() {
+	local ver
+	parse_branches
+	TOPIC=$TOPIC_NAME
+	ver=$(package_version)
+	BASE=$(base_ref "$ver")
+	# shellcheck disable=SC2310 # repo_git is one git command
+	repo_git rev-parse -q --verify "refs/heads/$TOPIC" >/dev/null ||
+		die "no branch $TOPIC in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # its status is its answer
+	branch_exported "$TOPIC" ||
+		die "branch $TOPIC has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
+	# shellcheck disable=SC2310 # its output is the answer; it does not rely on set -e
+	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/$WF_BRANCH/sent/: nothing to take replies to"
+}
+
+# read_branch: COMMITS of the branch, their SUBJECTS and patch-ids
+# (PATCH_IDS).
+read_branch() {
+	local c
+	mapfile -t COMMITS < <(repo_git rev-list --reverse "$BASE..refs/heads/$TOPIC")
+	SUBJECTS=() PATCH_IDS=()
+	for c in "${COMMITS[@]}"; do
+		SUBJECTS+=("$(repo_git log -1 --format=%s "$c")")
+		PATCH_IDS+=("$(repo_git show --format= "$c" | git patch-id --stable | cut -d' ' -f1)")
+	done
+}
+
+# match_sent IDS: TARGET[K J], the index in COMMITS of patch J of vK as
+# it was sent, for each revision K the replies IDS answer (empty: the
+# patch changed since); TARGET[K count], how many patches vK had.
+match_sent() {
+	local k j i found
+	declare -gA TARGET=()
+	while read -r k; do
+		j=0
+		while read -r found; do
+			j=$((j + 1))
+			TARGET[$k $j]=''
+			for ((i = 0; i < ${#COMMITS[@]}; i++)); do
+				[[ ${PATCH_IDS[i]} == "$found" ]] && TARGET[$k $j]=$i && break
+			done
+		done < <(sent_patch_ids "$k")
+		TARGET[$k count]=$j
+	done < <(cut -f1 <<<"$1" | sort -un)
+}
+
+# plan_trailers IDS: for each trailer of the replies IDS, a line saying
+# what becomes of it; ADD[i], the trailers commit i gets; APPLIED and
+# REPORTED, how many.
+plan_trailers() {
+	local k j trailer st from i where n=${#COMMITS[@]}
+	local -a js
+	declare -gA ADD=()
+	APPLIED=0 REPORTED=0
+	while IFS=$'\t' read -r k j trailer st from; do
+		js=("$j")
+		if [[ $j -eq 0 ]]; then
+			js=()
+			for ((i = 1; i <= ${TARGET[$k count]}; i++)); do js+=("$i"); done
+		fi
+		for j in "${js[@]}"; do
+			where="v$k patch $j/${TARGET[$k count]}"
+			[[ ${#js[@]} -gt 1 ]] && where+=" (reply to the cover letter)"
+			if [[ $st != ok ]]; then
+				printf '  ! %-28s %s: not applied: the reply is from %s\n' "$where" "$trailer" "$from"
+				REPORTED=$((REPORTED + 1))
+				continue
+			fi
+			i=${TARGET[$k $j]:-}
+			if [[ -z $i ]]; then
+				printf '  ! %-28s %s: not applied: the patch changed since v%s\n' "$where" "$trailer" "$k"
+				REPORTED=$((REPORTED + 1))
+				continue
+			fi
+			# shellcheck disable=SC2310 # repo_git is one git command
+			if repo_git log -1 --format=%B "${COMMITS[i]}" | grep -qixF "$trailer" ||
+				[[ $'\n'${ADD[$i]:-} == *$'\n'"$trailer"$'\n'* ]]; then
+				printf '  = %-28s %s: already there\n' "$where" "$trailer"
+				continue
+			fi
+			ADD[$i]+="$trailer"$'\n'
+			APPLIED=$((APPLIED + 1))
+			printf '  + %-28s %s -> %s\n' "$where" "$trailer" "$(printf '%d/%d %s' $((i + 1)) "$n" "${SUBJECTS[i]}")"
+		done
+	done <<<"$1"
+}
+
+# rewrite_branch MBOX: the branch again from its base, each commit with
+# the trailers ADD gives it (git interpret-trailers), the rebuild's
+# committer and dates, so that the ids stay reproducible.
+rewrite_branch() {
+	local i c msg trailer parent n=${#COMMITS[@]}
+	local -a targs
+	wf_committer_env
+	parent=$(repo_git rev-parse "$BASE^{commit}")
+	for ((i = 0; i < n; i++)); do
+		c=${COMMITS[i]}
+		msg=$(repo_git log -1 --format=%B "$c")
+		if [[ -n ${ADD[$i]:-} ]]; then
+			targs=()
+			while IFS= read -r trailer; do
+				[[ -n $trailer ]] && targs+=(--trailer "$trailer")
+			done <<<"${ADD[$i]}"
+			msg=$(git interpret-trailers --if-exists addIfDifferent "${targs[@]}" <<<"$msg")
+		fi
+		# The rebuild's committer, the author date as committer date.
+		parent=$(GIT_COMMITTER_DATE=$(repo_git log -1 --format=%ad --date=raw "$c") \
+			recommit "$WF_REPO" "$c" "$parent" "$(repo_git log -1 --format='%an <%ae>' "$c")" <<<"$msg")
+	done
+	repo_git update-ref -m "trailers from $1" "refs/heads/$TOPIC" "$parent" "${COMMITS[n - 1]}"
+}
+
 main() {
-	local mbox='' yes=0 opt base topic k j trailer st from c i n answer
-	local tmp ids found applied=0 reported=0 parent msg ver
+	local mbox='' yes=0 opt tmp ids answer
 	while getopts 'm:y' opt; do
 		case $opt in
 		m) mbox=$OPTARG ;;
@@ -107,18 +221,7 @@ main() {
 	[[ $# -eq 0 ]] || usage
 	[[ -n $mbox ]] || die "no mailbox: MBOX=file names the replies to a sent revision"
 	[[ -f $mbox && -r $mbox ]] || die "mailbox $mbox not found"
-	parse_branches
-	topic=$TOPIC_NAME
-	ver=$(package_version)
-	base=$(base_ref "$ver")
-	# shellcheck disable=SC2310 # repo_git is one git command
-	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
-		die "no branch $topic in $WF_REPO (run: make rebuild)"
-	# shellcheck disable=SC2310 # its status is its answer
-	branch_exported "$topic" ||
-		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
-	# shellcheck disable=SC2310 # its output is the answer; it does not rely on set -e
-	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/$WF_BRANCH/sent/: nothing to take replies to"
+	check_branch
 
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # expand now: tmp is local
@@ -128,88 +231,21 @@ main() {
 	ids=$(replies "$mbox" "$tmp/ids") || die "cannot read the mailbox $mbox"
 	[[ -n $ids ]] || die "no Reviewed-by/Acked-by/Tested-by in $mbox in reply to a revision recorded in cover-letters/$WF_BRANCH/sent/"
 
-	# The branch's commits and their patch-ids.
-	local -a commits subjects cur_ids
-	mapfile -t commits < <(repo_git rev-list --reverse "$base..refs/heads/$topic")
-	n=${#commits[@]}
-	for c in "${commits[@]}"; do
-		subjects+=("$(repo_git log -1 --format=%s "$c")")
-		cur_ids+=("$(repo_git show --format= "$c" | git patch-id --stable | cut -d' ' -f1)")
-	done
-	declare -A add=() target=()
-	# target[K J]: the index of sent patch J of vK in the branch (empty:
-	# changed since).
-	while read -r k; do
-		j=0
-		while read -r found; do
-			j=$((j + 1))
-			target[$k $j]=''
-			for ((i = 0; i < n; i++)); do
-				[[ ${cur_ids[i]} == "$found" ]] && target[$k $j]=$i && break
-			done
-		done < <(sent_patch_ids "$k")
-		target[$k count]=$j
-	done < <(cut -f1 <<<"$ids" | sort -un)
+	read_branch
+	match_sent "$ids"
 	printf 'trailers in %s:\n' "$mbox"
-	while IFS=$'\t' read -r k j trailer st from; do
-		local -a js=("$j")
-		if [[ $j -eq 0 ]]; then
-			js=()
-			for ((i = 1; i <= ${target[$k count]}; i++)); do js+=("$i"); done
-		fi
-		for j in "${js[@]}"; do
-			local where="v$k patch $j/${target[$k count]}"
-			[[ ${#js[@]} -gt 1 ]] && where+=" (reply to the cover letter)"
-			if [[ $st != ok ]]; then
-				printf '  ! %-28s %s: not applied: the reply is from %s\n' "$where" "$trailer" "$from"
-				reported=$((reported + 1))
-				continue
-			fi
-			i=${target[$k $j]:-}
-			if [[ -z $i ]]; then
-				printf '  ! %-28s %s: not applied: the patch changed since v%s\n' "$where" "$trailer" "$k"
-				reported=$((reported + 1))
-				continue
-			fi
-			# shellcheck disable=SC2310 # repo_git is one git command
-			if repo_git log -1 --format=%B "${commits[i]}" | grep -qixF "$trailer" ||
-				[[ $'\n'${add[$i]:-} == *$'\n'"$trailer"$'\n'* ]]; then
-				printf '  = %-28s %s: already there\n' "$where" "$trailer"
-				continue
-			fi
-			add[$i]+="$trailer"$'\n'
-			applied=$((applied + 1))
-			printf '  + %-28s %s -> %s\n' "$where" "$trailer" "$(printf '%d/%d %s' $((i + 1)) "$n" "${subjects[i]}")"
-		done
-	done <<<"$ids"
-	if [[ $applied -eq 0 ]]; then
-		info "nothing to apply ($reported trailer(s) reported)"
+	plan_trailers "$ids"
+	if [[ $APPLIED -eq 0 ]]; then
+		info "nothing to apply ($REPORTED trailer(s) reported)"
 		return 0
 	fi
 	if [[ $yes -eq 0 ]]; then
-		printf 'Add %d trailer(s) to %s? [y/N] ' "$applied" "$topic" >&2
+		printf 'Add %d trailer(s) to %s? [y/N] ' "$APPLIED" "$TOPIC" >&2
 		read -r answer || { answer='' && echo >&2; }
-		[[ $answer == [yY]* ]] || die "not applied ($applied trailer(s)): answer y, or YES=1"
+		[[ $answer == [yY]* ]] || die "not applied ($APPLIED trailer(s)): answer y, or YES=1"
 	fi
-
-	wf_committer_env
-	parent=$(repo_git rev-parse "$base^{commit}")
-	for ((i = 0; i < n; i++)); do
-		c=${commits[i]}
-		msg=$(repo_git log -1 --format=%B "$c")
-		if [[ -n ${add[$i]:-} ]]; then
-			local -a targs=()
-			while IFS= read -r trailer; do
-				[[ -n $trailer ]] && targs+=(--trailer "$trailer")
-			done <<<"${add[$i]}"
-			msg=$(git interpret-trailers --if-exists addIfDifferent "${targs[@]}" <<<"$msg")
-		fi
-		# The rebuild's committer, the author date as committer date.
-		parent=$(GIT_COMMITTER_DATE=$(repo_git log -1 --format=%ad --date=raw "$c") \
-			recommit "$WF_REPO" "$c" "$parent" "$(repo_git log -1 --format='%an <%ae>' "$c")" <<<"$msg")
-	done
-	repo_git update-ref -m "trailers from $mbox" "refs/heads/$topic" "$parent" "${commits[n - 1]}"
-	info "added $applied trailer(s) to $topic ($reported reported, not applied)"
+	rewrite_branch "$mbox"
+	info "added $APPLIED trailer(s) to $TOPIC ($REPORTED reported, not applied)"
 	"$WF_HOME/tools/export.sh"
 }
 
