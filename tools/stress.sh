@@ -277,16 +277,18 @@ fuzz_figures() {
 	awk -v mode=figures -v progs="fuzz fuzz_32" -f "$GUEST/ktap.awk" "$1"
 }
 
-main() {
-	local kernel='' boot_kernel='' cost=1 rc=0 r name
+# read_options ARG...: the settings (SRC, OUT, CALLS, ...; KERNEL_ARG,
+# COST, FORCE, PROGRAMS), each checked.
+read_options() {
+	local name names='' opt
 	SRC=$WF_REPO OUT=$WF_OUT/stress CALLS=100000 SEED=1 SECS=10 TIMEOUT=1800
 	EXTRA=() APPEND='' KERNEL_ARG='' RESULTS=${WF_STRESS_RESULTS:-$WF_CACHE/stress/results}
-	local force=0 key names=''
+	COST=1 FORCE=0
 	while getopts 's:o:k:n:S:T:t:P:p:a:R:Cf' opt; do
 		case $opt in
 		s) SRC=$OPTARG ;;
 		o) OUT=$OPTARG ;;
-		k) kernel=$OPTARG ;;
+		k) KERNEL_ARG=$OPTARG ;;
 		n) CALLS=$OPTARG ;;
 		S) SEED=$OPTARG ;;
 		T) SECS=$OPTARG ;;
@@ -295,8 +297,8 @@ main() {
 		p) EXTRA+=("$OPTARG") ;;
 		a) APPEND=$OPTARG ;;
 		R) RECORDED=$OPTARG ;;
-		C) cost=0 ;;
-		f) force=1 ;;
+		C) COST=0 ;;
+		f) FORCE=1 ;;
 		*) usage ;;
 		esac
 	done
@@ -306,16 +308,20 @@ main() {
 		[[ ${!name} =~ ^[0-9]+$ ]] || bad_input "$name must be a number, not '${!name}'"
 	done
 	[[ -z $names ]] || select_programs "$names"
-	[[ " ${PROGRAMS[*]} " == *' cost '* ]] || cost=0
+	[[ " ${PROGRAMS[*]} " == *' cost '* ]] || COST=0
 	[[ -d $SRC ]] || bad_input "kernel tree $SRC does not exist (run: make rebuild)"
-	[[ -z $kernel || -r $kernel ]] || bad_input "kernel image $kernel does not exist"
+	[[ -z $KERNEL_ARG || -r $KERNEL_ARG ]] || bad_input "kernel image $KERNEL_ARG does not exist"
 	[[ -r $RECORDED ]] || bad_input "the recorded cost figures $RECORDED do not exist"
 	for name in fuzz threads cost; do
 		[[ -r $GUEST/$name.c ]] || bad_input "$GUEST/$name.c is missing"
 	done
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2
-	KERNEL_ARG=$kernel
+}
+
+# begin_run: the lock and the run marker; what a killed run left is
+# cleaned up; the last run's output goes.
+begin_run() {
 	mkdir -p "$OUT"
 	trap 'on_exit $?' EXIT
 	wf_lock stress
@@ -324,8 +330,72 @@ main() {
 	wf_no_recovery || recover_output
 	wf_report_repairs last
 	rm -f "$OUT"/*-console.log "$OUT"/*-run.txt "$OUT/summary.txt"
-	key=$(result_key "$cost")
-	if [[ $force -eq 0 && -n $key ]]; then
+}
+
+# build_kernels: KERNEL, the debug kernel (-k's, or built), and
+# BOOT_KERNEL for the cost figures (the one make validate kept for this
+# tree, or built; none without the cost program).
+build_kernels() {
+	KERNEL=$KERNEL_ARG BOOT_KERNEL=''
+	[[ -z $KERNEL ]] || return 0
+	info "building the debug config of $SRC"
+	"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/debug" debug ||
+		bad_input "the debug config of $SRC does not build (log: $WF_CACHE/build/debug/build.log)"
+	KERNEL=$WF_CACHE/build/debug/arch/x86/boot/bzImage
+	[[ $COST -eq 1 ]] || return 0
+	BOOT_KERNEL=$(validated_boot_kernel)
+	if [[ -n $BOOT_KERNEL ]]; then
+		info "the boot config: the kernel make validate built for this tree ($BOOT_KERNEL)"
+	else
+		info "building the boot config of $SRC (for the cost figures)"
+		"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
+			bad_input "the boot config of $SRC does not build"
+		BOOT_KERNEL=$WF_CACHE/build/boot/arch/x86/boot/bzImage
+	fi
+}
+
+# run_guests: the debug guest, then the boot guest for the cost figures
+# when there is one; RC, the worse of their statuses.
+run_guests() {
+	local r
+	RC=0
+	"$MKINITRAMFS" -o "$OUT/debug.cpio" "${PROGS[@]}"
+	declare -gA VERDICT=()
+	RUNS=(debug)
+	# The sanitizers skew the cost figures: fewer samples there, the
+	# figures come from the boot config.
+	# Two CPUs: the concurrency test's threads race inside the wrapper.
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+	boot debug "$KERNEL" "$OUT/debug.cpio" 2 COST_SAMPLES=300 || RC=$?
+	[[ -n $BOOT_KERNEL ]] || return 0
+	# The compat entry point too.
+	"$GUEST/programs.sh" -o "$OUT/bin" cost_32 >/dev/null ||
+		bad_input "cannot build the 32-bit cost program"
+	"$MKINITRAMFS" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost" "$OUT/bin/41-cost_32"
+	RUNS+=(boot)
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+	boot boot "$BOOT_KERNEL" "$OUT/boot.cpio" 1 || {
+		r=$?
+		[[ $r -gt $RC ]] && RC=$r
+	}
+}
+
+# write_summary: summary.txt, renamed into place whole, and on stdout.
+write_summary() {
+	{
+		summary
+		[[ -z $BOOT_KERNEL ]] || cost_against_recorded "$OUT/boot-console.log"
+	} >"$OUT/summary.txt.tmp"
+	mv "$OUT/summary.txt.tmp" "$OUT/summary.txt"
+	cat "$OUT/summary.txt"
+}
+
+main() {
+	local key r
+	read_options "$@"
+	begin_run
+	key=$(result_key "$COST")
+	if [[ $FORCE -eq 0 && -n $key ]]; then
 		r=0
 		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 		kept_result "$key" || r=$?
@@ -335,55 +405,15 @@ main() {
 		fi
 	fi
 	build_programs
-	if [[ -z $kernel ]]; then
-		info "building the debug config of $SRC"
-		"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/debug" debug ||
-			bad_input "the debug config of $SRC does not build (log: $WF_CACHE/build/debug/build.log)"
-		kernel=$WF_CACHE/build/debug/arch/x86/boot/bzImage
-		if [[ $cost -eq 1 ]]; then
-			boot_kernel=$(validated_boot_kernel)
-			if [[ -n $boot_kernel ]]; then
-				info "the boot config: the kernel make validate built for this tree ($boot_kernel)"
-			else
-				info "building the boot config of $SRC (for the cost figures)"
-				"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
-					bad_input "the boot config of $SRC does not build"
-				boot_kernel=$WF_CACHE/build/boot/arch/x86/boot/bzImage
-			fi
-		fi
-	fi
-	"$MKINITRAMFS" -o "$OUT/debug.cpio" "${PROGS[@]}"
-	declare -gA VERDICT=()
-	RUNS=(debug)
-	# The sanitizers skew the cost figures: fewer samples there, the
-	# figures come from the boot config.
-	# Two CPUs: the concurrency test's threads race inside the wrapper.
-	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-	boot debug "$kernel" "$OUT/debug.cpio" 2 COST_SAMPLES=300 || rc=$?
-	if [[ -n $boot_kernel ]]; then
-		# The compat entry point too.
-		"$GUEST/programs.sh" -o "$OUT/bin" cost_32 >/dev/null ||
-			bad_input "cannot build the 32-bit cost program"
-		"$MKINITRAMFS" -n -o "$OUT/boot.cpio" "$OUT/bin/40-cost" "$OUT/bin/41-cost_32"
-		RUNS+=(boot)
-		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-		boot boot "$boot_kernel" "$OUT/boot.cpio" 1 || {
-			r=$?
-			[[ $r -gt $rc ]] && rc=$r
-		}
-	fi
-	{
-		summary
-		[[ -z $boot_kernel ]] || cost_against_recorded "$OUT/boot-console.log"
-	} >"$OUT/summary.txt.tmp"
-	mv "$OUT/summary.txt.tmp" "$OUT/summary.txt"
-	cat "$OUT/summary.txt"
+	build_kernels
+	run_guests
+	write_summary
 	# A failure for want of space is no result: never kept.
-	[[ $rc -eq 0 ]] || infra_error_if_full
-	keep_result "$key" "$rc"
+	[[ $RC -eq 0 ]] || infra_error_if_full
+	keep_result "$key" "$RC"
 	wf_run_end
-	if [[ $rc -eq 0 ]]; then info "PASS (logs: $OUT)"; else info "FAIL (logs: $OUT)"; fi
-	return $rc
+	if [[ $RC -eq 0 ]]; then info "PASS (logs: $OUT)"; else info "FAIL (logs: $OUT)"; fi
+	return $RC
 }
 
 main "$@"
