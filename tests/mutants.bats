@@ -114,6 +114,18 @@ mutants() {
 	[ "${lines[-1]}" = "1 killed, 0 survived" ]
 }
 
+@test "mutants: a second run on the same output directory is refused in one line" {
+	mutant add-subtracts add.bats '^add:' tools/add.sh 's/+/-/'
+	mkdir -p "$WF_MUTANTS_OUT"
+	flock "$WF_MUTANTS_OUT/lock" sleep 3 &
+	sleep 0.5
+	mutants add-subtracts
+	wait
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "${lines[-1]}" = "mutants: error: another make mutants is writing to $WF_MUTANTS_OUT (lock: $WF_MUTANTS_OUT/lock)" ]
+}
+
 @test "mutants: a mutant that does not apply is stale, an error named, never a kill" {
 	mutant add-subtracts add.bats '' tools/add.sh 's/+/-/'
 	sed -i 's/^-echo/-printf/' "$WF_MUTANTS_DIR/add-subtracts.patch"
