@@ -277,65 +277,74 @@ early_preflight() {
 	[[ $rc -eq 0 ]] || { printf '%s\n' "$out" >&2; exit "$rc"; }
 }
 
-main() {
-	local out='' rev='' cover_opt='' base topic sender last='' prev='' cover
-	local tmp n tree trees rd='' rdname='' opt sender_opt=''
-	local -a pf=()
+# read_options ARG...: OUT (-o), REV (-r), COVER_OPT (-c), SENDER_OPT
+# (-S), PF (-f: the pre-flight's FORCE), each checked.
+read_options() {
+	local opt
+	OUT='' REV='' COVER_OPT='' SENDER_OPT='' PF=()
 	while getopts 'fo:r:c:S:' opt; do
 		case $opt in
-		f) pf=(-f) ;;
-		o) out=$(realpath -m "$OPTARG") ;;
-		r) rev=$OPTARG ;;
-		c) cover_opt=$OPTARG ;;
-		S) sender_opt=$OPTARG ;;
+		f) PF=(-f) ;;
+		o) OUT=$(realpath -m "$OPTARG") ;;
+		r) REV=$OPTARG ;;
+		c) COVER_OPT=$OPTARG ;;
+		S) SENDER_OPT=$OPTARG ;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
-	[[ -z $rev || $rev =~ ^[1-9][0-9]*$ ]] || die "revision '$rev' is not a positive number"
-	[[ -z $sender_opt ]] || use_sender "$sender_opt"
+	[[ -z $REV || $REV =~ ^[1-9][0-9]*$ ]] || die "revision '$REV' is not a positive number"
+	[[ -z $SENDER_OPT ]] || use_sender "$SENDER_OPT"
 	command -v b4 >/dev/null || die "b4 is not installed (apt-get install b4)"
 	command -v git-filter-repo >/dev/null || die "git-filter-repo is not installed (apt-get install git-filter-repo)"
-	parse_branches
-	topic=$TOPIC_NAME
-	base=$(package_version)
-	base=$(base_ref "$base")
-	BASE_REF=$base
-	# shellcheck disable=SC2310 # repo_git is one git command
-	repo_git rev-parse -q --verify "$base" >/dev/null ||
-		die "no base $base in $WF_REPO (run: make rebuild)"
-	# shellcheck disable=SC2310 # repo_git is one git command
-	repo_git rev-parse -q --verify "refs/heads/$topic" >/dev/null ||
-		die "no branch $topic in $WF_REPO (run: make rebuild)"
-	n=$(repo_git rev-list --count "$base..refs/heads/$topic")
-	[[ $n -gt 0 ]] || die "branch $topic has no commits on $base: nothing to submit"
-	# shellcheck disable=SC2310 # its status is its answer
-	branch_exported "$topic" ||
-		die "branch $topic has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
-	# (the recorded revisions, not b4's tags, say which is next)
-	last=$(sent_revisions | tail -n 1)
-	rev=${rev:-$((${last:-0} + 1))}
-	prev=$(prev_sent_revision "$rev")
-	cover=$(pick_cover "$rev" "$cover_opt")
-	require_cover_format "$cover"
-	[[ ${#pf[@]} -gt 0 ]] || early_preflight "$base" "$topic" "$rev" "$cover"
+}
 
+# check_branch: TOPIC, BASE and BASE_REF, N its commits; the branch must
+# exist, have commits and be exported.
+check_branch() {
+	parse_branches
+	TOPIC=$TOPIC_NAME
+	BASE=$(package_version)
+	BASE=$(base_ref "$BASE")
+	BASE_REF=$BASE
+	# shellcheck disable=SC2310 # repo_git is one git command
+	repo_git rev-parse -q --verify "$BASE" >/dev/null ||
+		die "no base $BASE in $WF_REPO (run: make rebuild)"
+	# shellcheck disable=SC2310 # repo_git is one git command
+	repo_git rev-parse -q --verify "refs/heads/$TOPIC" >/dev/null ||
+		die "no branch $TOPIC in $WF_REPO (run: make rebuild)"
+	N=$(repo_git rev-list --count "$BASE..refs/heads/$TOPIC")
+	[[ $N -gt 0 ]] || die "branch $TOPIC has no commits on $BASE: nothing to submit"
+	# shellcheck disable=SC2310 # its status is its answer
+	branch_exported "$TOPIC" ||
+		die "branch $TOPIC has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first: patches/ are what gets submitted)"
+}
+
+# begin_run: the lock and the run marker; what a killed run left is
+# cleaned up.
+begin_run() {
 	wf_lock submit
 	wf_run_begin submit "$B4_DIR.new.*" "$B4_DIR.out.*" "$WF_OUT/submit/.*.submit-*"
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
 	if ! wf_no_recovery; then
 		recover_b4_work
 		recover_written_dirs "$WF_OUT/submit"
-		[[ -z $out ]] || recover_written_dirs "${out%/*}"
+		[[ -z $OUT ]] || recover_written_dirs "${OUT%/*}"
 	fi
 	wf_report_repairs last
-	setup_b4_repo "$topic" "$base"
-	sender=$(sender)
+}
+
+# prepare_b4: the b4 repo at the branch, enrolled with its recorded
+# change-id, its prefixes, its sent tags, the authors and sign-offs;
+# SENDER.
+prepare_b4() {
+	setup_b4_repo "$TOPIC" "$BASE"
+	SENDER=$(sender)
 	# shellcheck disable=SC2310 # b4_git is one git command
-	if [[ -z $(b4_git config "branch.$topic.b4-tracking" || true) ]]; then
+	if [[ -z $(b4_git config "branch.$TOPIC.b4-tracking" || true) ]]; then
 		run_b4 prep -e "$B4_BASE"
-		info "enrolled $topic with b4 prep (change-id $(b4_git config "branch.$topic.b4-tracking" | jq -r '.series["change-id"]'))"
+		info "enrolled $TOPIC with b4 prep (change-id $(b4_git config "branch.$TOPIC.b4-tracking" | jq -r '.series["change-id"]'))"
 	fi
 	use_recorded_change_id
 	# Every branch but the first (the one upstream is asked to take) says
@@ -344,26 +353,26 @@ main() {
 		run_b4 prep --set-prefixes "$TOPIC_ID"
 	fi
 	restore_sent_tags
-	[[ -z $sender_opt ]] || take_authorship "$sender"
-	add_sender_signoff "$sender"
+	[[ -z $SENDER_OPT ]] || take_authorship "$SENDER"
+	add_sender_signoff "$SENDER"
+}
 
-	out=${out:-$WF_OUT/submit/v$rev}
-	[[ ! -e $out/sending ]] ||
-		die "v$rev is being sent ($(sed -n 's/^started: //p' "$out/sending")): finish sending it with 'make send TO=maintainers' before writing it again"
-	run_b4 prep --force-revision "$rev"
-
-	tmp=$(mktemp -d "$B4_DIR.out.XXXXXX")
-	# shellcheck disable=SC2064 # expand now: tmp is local
-	trap "rm -rf '$tmp'" EXIT
-	cp "$cover" "$tmp/cover.txt"
-	if [[ -n $prev ]]; then
-		rdname=range-diff-v$prev-v$rev.txt
-		rd=$tmp/$rdname
-		(cd "$B4_DIR" && b4 -n --offline-mode prep --compare-to "v$prev") >"$rd" 2>>"$B4_LOG" ||
-			die "b4 prep --compare-to v$prev failed (log: $B4_LOG)"
-		if ! grep -qiE "^changes in v$rev:" "$tmp/cover.txt"; then
+# write_messages TMP: the messages of revision REV in TMP/msgs (b4 prep
+# and send -o), the cover letter with its changelog against PREV, the
+# range-diff in RD (RDNAME); checked by the round trip (TREES) and the
+# pre-flight.
+write_messages() {
+	local tmp=$1
+	cp "$COVER" "$tmp/cover.txt"
+	RD='' RDNAME=''
+	if [[ -n $PREV ]]; then
+		RDNAME=range-diff-v$PREV-v$REV.txt
+		RD=$tmp/$RDNAME
+		(cd "$B4_DIR" && b4 -n --offline-mode prep --compare-to "v$PREV") >"$RD" 2>>"$B4_LOG" ||
+			die "b4 prep --compare-to v$PREV failed (log: $B4_LOG)"
+		if ! grep -qiE "^changes in v$REV:" "$tmp/cover.txt"; then
 			printf '\n---\n' >>"$tmp/cover.txt"
-			changelog "$rev" "$prev" "$rd" >>"$tmp/cover.txt"
+			changelog "$REV" "$PREV" "$RD" >>"$tmp/cover.txt"
 		fi
 	fi
 	b4_git config core.editor "cp -- '$tmp/cover.txt'"
@@ -374,23 +383,49 @@ main() {
 	run_b4 send --no-sign -o "$tmp/msgs"
 	describe_base "$tmp/msgs" "$(package_version)"
 	retarget_patches "$tmp/msgs"
-	trees=$(round_trip "$tmp/msgs" "$sender")
-	tree=${trees##* }
-	write_draft "$tmp/msgs" "$rev" "$cover" "$trees"
-	"$WF_HOME/tools/preflight.sh" "${pf[@]}" "$tmp/msgs"
+	TREES=$(round_trip "$tmp/msgs" "$SENDER")
+	write_draft "$tmp/msgs" "$REV" "$COVER" "$TREES"
+	"$WF_HOME/tools/preflight.sh" "${PF[@]}" "$tmp/msgs"
+}
 
-	[[ -z $rd ]] || mv "$rd" "$tmp/msgs/"
-	write_out "$tmp/msgs" "$out"
-	wf_run_end
-
-	info "v$rev: $(find "$out" -name '*.eml' | wc -l) message(s) written to ${out#"$WF_TOP"/} (not sent: make send)"
-	print_table "$out"
+# report: what was written, the round trip, the authors, the range-diff.
+report() {
+	info "v$REV: $(find "$OUT" -name '*.eml' | wc -l) message(s) written to ${OUT#"$WF_TOP"/} (not sent: make send)"
+	print_table "$OUT"
 	printf 'round trip: git am of %s patch(es) onto %s gives tree %s = tree of %s: ok\n' \
-		"$n" "${base#refs/tags/}" "$tree" "$topic"
-	printf 'authors restored, Signed-off-by from each author and from the sender %s\n' "$sender"
-	if [[ -n $rdname ]]; then
-		printf 'range-diff against v%s: %s\n' "$prev" "${out#"$WF_TOP"/}/$rdname"
+		"$N" "${BASE#refs/tags/}" "${TREES##* }" "$TOPIC"
+	printf 'authors restored, Signed-off-by from each author and from the sender %s\n' "$SENDER"
+	if [[ -n $RDNAME ]]; then
+		printf 'range-diff against v%s: %s\n' "$PREV" "${OUT#"$WF_TOP"/}/$RDNAME"
 	fi
+}
+
+main() {
+	local last tmp
+	read_options "$@"
+	check_branch
+	# (the recorded revisions, not b4's tags, say which is next)
+	last=$(sent_revisions | tail -n 1)
+	REV=${REV:-$((${last:-0} + 1))}
+	PREV=$(prev_sent_revision "$REV")
+	COVER=$(pick_cover "$REV" "$COVER_OPT")
+	require_cover_format "$COVER"
+	[[ ${#PF[@]} -gt 0 ]] || early_preflight "$BASE" "$TOPIC" "$REV" "$COVER"
+
+	begin_run
+	prepare_b4
+	OUT=${OUT:-$WF_OUT/submit/v$REV}
+	[[ ! -e $OUT/sending ]] ||
+		die "v$REV is being sent ($(sed -n 's/^started: //p' "$OUT/sending")): finish sending it with 'make send TO=maintainers' before writing it again"
+	run_b4 prep --force-revision "$REV"
+	tmp=$(mktemp -d "$B4_DIR.out.XXXXXX")
+	# shellcheck disable=SC2064 # expand now: tmp is local
+	trap "rm -rf '$tmp'" EXIT
+	write_messages "$tmp"
+	[[ -z $RD ]] || mv "$RD" "$tmp/msgs/"
+	write_out "$tmp/msgs" "$OUT"
+	wf_run_end
+	report
 }
 
 main "$@"
