@@ -15,16 +15,12 @@ reset_results() {
 	declare -gA KEY=() USABLE=() PREV_DIR=() PREV_KEY=() PREV_IDX=()
 }
 
-# keyed RESULT I: the key of RESULT at commit I, into KEY.
+# keyed RESULT I: the key of RESULT at commit I, into KEY (its result is
+# stored in RESULTS/RESULT/KEY).
 keyed() {
 	KEY[$1,$2]=$(result_key "$1" "$2")
 }
 
-# result_dir RESULT I: (once keyed) where RESULT's result at commit I is
-# stored.
-result_dir() {
-	printf '%s/%s/%s' "$RESULTS" "$1" "${KEY[$1,$2]}"
-}
 
 # usable RESULT I: true when RESULT at commit I is usable.
 usable() {
@@ -32,17 +28,14 @@ usable() {
 }
 
 # mark_usable RESULT I DIR: RESULT at commit I (its result in DIR) is
-# usable, and the last of RESULT that is.
+# usable, and the last of RESULT that is (PREV_DIR, the result a check
+# that compares is given).
 mark_usable() {
 	USABLE[$1,$2]=1
+	# shellcheck disable=SC2034 # PREV_DIR: read by check_result (runner/step.sh)
 	PREV_DIR[$1]=$3 PREV_KEY[$1]=${KEY[$1,$2]} PREV_IDX[$1]=$2
 }
 
-# prev_dir RESULT: the last usable result of RESULT (its directory), or
-# nothing.
-prev_dir() {
-	printf '%s' "${PREV_DIR[$1]:-}"
-}
 
 # kept_dir RESULT I: where RESULT's result at commit I keeps its files.
 kept_dir() {

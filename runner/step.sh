@@ -189,9 +189,10 @@ check_result() {
 		return
 	fi
 	# shellcheck disable=SC2310 # its status is its answer
-	if result_declares "$r" compare; then prev=$(prev_dir "$r"); fi
+	if result_declares "$r" compare; then prev=${PREV_DIR[$r]:-}; fi
 	keyed "$r" "$i"
-	dir=$(result_dir "$r" "$i")
+	# (no subshell per result: a warm run is all lookups)
+	dir=$RESULTS/$r/${KEY[$r,$i]}
 	# shellcheck disable=SC2310 # its status is its answer
 	if [[ -f $dir/status ]] && { [[ ! -e $dir/state ]] || kept_complete "$r" "$dir"; }; then
 		set_cell "$i" "$r" "$(cat "$dir/status")" 1 "$(head -n 1 "$dir/summary")" "$dir/log"
