@@ -149,9 +149,12 @@ take_lock() {
 	mkdir -p "$WF_CACHE/validate"
 	exec 9>"$WF_CACHE/validate/lock"
 	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"
-	wf_run_begin validate "$RESULTS/tmp"
+	# (no marker on a full disk: there is no room for it, and each result
+	# says why it could not run, an infrastructure error)
+	# shellcheck disable=SC2310 # its status is its answer
+	if ! vl_nearly_full "$WF_CACHE"; then wf_run_begin validate "$RESULTS/tmp"; fi
 	rm -rf "$RESULTS/tmp"
-	trap 'rm -rf "$RESULTS/tmp"; wf_run_end' EXIT
+	trap 'rm -rf "$RESULTS/tmp"; [[ -z ${WF_RUN_NAME:-} ]] || wf_run_end' EXIT
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP

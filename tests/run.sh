@@ -7,8 +7,8 @@
 # SUITEs replace the list below (a path, or a file of tests/); --filter
 # runs only the tests whose name matches REGEX (bats --filter).  The
 # summary goes to out/test-summary (WF_TEST_SUMMARY names another file).
-# The suites run in WF_TEST_JOBS lanes at once (default 2; see "Lanes"
-# below), each line of a lane prefixed with its number.
+# WF_TEST_JOBS=N runs the suites in N lanes at once (see "Lanes" below),
+# each line of a lane prefixed with its number.
 # The tools' suites run on fixtures: base.bats (the base import,
 # branches.txt), rebuild.bats (rebuild, export), make.bats (the targets
 # with no suite of their own: deps, build, checkpatch, all-branches, the
@@ -64,8 +64,10 @@ export WF_CACHE=$guard
 # A fresh bats, also when run.sh itself runs inside a bats test.
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 
-# Lanes.  The suites run in WF_TEST_JOBS lanes at once (default 2, the
-# cores of the machine this was measured on; 1: one after the other).
+# Lanes.  The suites run in WF_TEST_JOBS lanes at once (default 1: one
+# after the other).  On this 2-core machine two lanes were slower, not
+# faster: a whole .ci/run took 12 min 58 s in two lanes against 11 min
+# 20 s in one (2026-12-06): the tests keep both cores busy already.
 # faults.bats runs first and alone: it kills commands at moments drawn
 # within their measured durations, and a busy machine moves the
 # moments.  qemu, stress and series share the tests' own cache (the boot
@@ -74,7 +76,7 @@ while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 # suite took (WEIGHT: a whole run on this 2-core machine, 2026-12-06,
 # with a kernel build beside it; only their ratios matter; an unknown
 # suite counts 60).
-jobs=${WF_TEST_JOBS:-2}
+jobs=${WF_TEST_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: error: WF_TEST_JOBS must be a number of lanes, not '$jobs'" >&2; exit 2; }
 declare -A WEIGHT=([faults.bats]=266 [validate.bats]=229 [series.bats]=166 [stress.bats]=134
 	[preflight.bats]=83 [schedule.bats]=76 [configs.bats]=62 [submit.bats]=57 [checks.bats]=46
