@@ -65,9 +65,10 @@ export WF_CACHE=$guard
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 
 # Lanes.  The suites run in WF_TEST_JOBS lanes at once (default 1: one
-# after the other).  On this 2-core machine two lanes were slower, not
-# faster: a whole .ci/run took 12 min 58 s in two lanes against 11 min
-# 20 s in one (2026-12-06): the tests keep both cores busy already.
+# after the other).  On this 2-core machine two lanes gained little: a
+# whole .ci/run took 12 min 58 s in two lanes and 13 min 56 s in one
+# (2026-12-06, the same hour), each test 1.4 times slower beside the
+# other lane; one lane keeps the timing-sensitive tests undisturbed.
 # faults.bats runs first and alone: it kills commands at moments drawn
 # within their measured durations, and a busy machine moves the
 # moments.  qemu, stress and series share the tests' own cache (the boot
