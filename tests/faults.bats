@@ -485,6 +485,14 @@ stress_fixture() {
 	[ ! -e "$TMPFS/out/summary.txt" ]
 }
 
+# left_by_marker MARKER: (run) the "left:" lines faults.sh's leftovers
+# prints for the scratch paths the run marker MARKER lists.
+left_by_marker() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run bash -c '. "$1/tools/lib.sh"; FAULTS=$WF_CACHE/faults; . "$1/tools/lib-faults-rows.sh"
+		declare -A ROW_SCRATCH=(); marker_phase "$2"; leftovers | grep "^left: " || true' _ "$REPO_ROOT" "$1"
+}
+
 @test "faults: a run's marker lists its scratch paths; what is left of them is named" {
 	local c=$WF_CACHE/branches/6.1
 	# shellcheck disable=SC2016 # expanded by the inner bash
@@ -503,14 +511,10 @@ stress_fixture() {
 	# names what is left (leftovers).
 	rm "$c/demo.run"
 	touch "$c/demo.tmp-1" "$c/demo.tmp-2"
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	run bash -c '. "$1/tools/lib.sh"; FAULTS=$WF_CACHE/faults; . "$1/tools/lib-faults-rows.sh"
-		declare -A ROW_SCRATCH=(); marker_phase "$2"; leftovers | grep "^left: " || true' _ "$REPO_ROOT" "$BATS_TEST_TMPDIR/marker"
+	left_by_marker "$BATS_TEST_TMPDIR/marker"
 	[ "$output" = "" ]
 	printf 'pid 1, started -\nphase=x\nscratch=%s\n' "$c/demo.tmp-*" >"$BATS_TEST_TMPDIR/marker"
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	run bash -c '. "$1/tools/lib.sh"; FAULTS=$WF_CACHE/faults; . "$1/tools/lib-faults-rows.sh"
-		declare -A ROW_SCRATCH=(); marker_phase "$2"; leftovers | grep "^left: "' _ "$REPO_ROOT" "$BATS_TEST_TMPDIR/marker"
+	left_by_marker "$BATS_TEST_TMPDIR/marker"
 	echo "$output"
 	[ "$output" = "$(printf 'left: %s\n' "$c/demo.tmp-1" "$c/demo.tmp-2")" ]
 }
