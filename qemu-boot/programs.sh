@@ -56,6 +56,22 @@ program() {
 	esac
 }
 
+# compile_link OUT SOURCE FLAGS... [-- LIBS...]: OUT from SOURCE, compiled
+# through ccache when there is one (a program whose source and headers
+# did not change is not compiled again), then linked; the object file
+# beside OUT is removed.
+compile_link() {
+	local out=$1 source=$2 rc=0
+	local -a flags=() libs=() cc=(gcc)
+	shift 2
+	while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
+	[[ $# -eq 0 ]] || libs=("${@:2}")
+	! command -v ccache >/dev/null || cc=(ccache gcc)
+	"${cc[@]}" "${flags[@]}" -c -o "$out.o" "$source" && gcc "${flags[@]}" -o "$out" "$out.o" "${libs[@]}" || rc=$?
+	rm -f "$out.o"
+	return "$rc"
+}
+
 # build DIR SRC NAME: compile NAME into DIR; print its path.
 build() {
 	local dir=$1 src=$2 file source rest spec
@@ -70,10 +86,12 @@ build() {
 			NO_SELFTEST=1
 			return 0
 		fi
-		gcc "${SELFTEST_CFLAGS[@]}" "${flags[@]}" -I"$src/tools/testing/selftests" \
-			-o "$dir/$file" "$src/$SELFTEST" -lpthread || fail "cannot build $SELFTEST ($3)"
+		# shellcheck disable=SC2310 # its status is the answer: the program built
+		compile_link "$dir/$file" "$src/$SELFTEST" "${SELFTEST_CFLAGS[@]}" "${flags[@]}" \
+			-I"$src/tools/testing/selftests" -- -lpthread || fail "cannot build $SELFTEST ($3)"
 	else
-		gcc "${CFLAGS[@]}" "${flags[@]}" -o "$dir/$file" "$source" || fail "cannot build $source ($3)"
+		# shellcheck disable=SC2310 # its status is the answer: the program built
+		compile_link "$dir/$file" "$source" "${CFLAGS[@]}" "${flags[@]}" || fail "cannot build $source ($3)"
 	fi
 	printf '%s\n' "$dir/$file"
 }
