@@ -16,8 +16,9 @@
 # after a random delay within that duration, wait until the group is
 # gone, run the command again normally and compare its result with the
 # reference.  A run that ended before the signal is not counted (and is
-# tried again, up to 3 x KILLS times, with the delays drawn within at
-# most 3/4 of the range that missed).  Prints the table
+# tried again, up to 3 x KILLS times, with the delays drawn within the
+# time that run took, at most 3/4 of the range that missed: the runs
+# after the reference can be faster, a cache warmed).  Prints the table
 #   command | kills | recovered | identical
 # (recovered: the next run succeeded; identical: and gave the reference
 # result, with no scratch state left behind) and exits 1 when a row is
@@ -91,7 +92,23 @@ start_in_group() {
 	# shellcheck disable=SC2016 # perl code
 	setsid perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; exec @ARGV or die "$ARGV[0]: $!\n"' \
 		"${CMD[@]}" >"$1" 2>"$1.err" </dev/null &
-	PID=$!
+	PID=$! RUN_T0=$(now_ms)
+}
+
+# sleep_unless_ended MS: sleep MS milliseconds, or less when the run
+# started by start_in_group ends first (then fails, RAN its duration).
+sleep_unless_ended() {
+	local sleeper ended=''
+	sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))" &
+	sleeper=$!
+	wait -n -p ended "$PID" "$sleeper" 2>/dev/null || true
+	if [[ $ended == "$sleeper" ]]; then
+		return 0
+	fi
+	RAN=$(($(now_ms) - RUN_T0))
+	kill "$sleeper" 2>/dev/null || true
+	wait "$sleeper" 2>/dev/null || true
+	return 1
 }
 
 # wait_group PID: reap the leader, then wait until no process of its
@@ -169,7 +186,7 @@ wait_phase() {
 # and sets SHORT=1 when the row is short.  It relies on set -e (its setup,
 # its reference result): call it on its own.
 run_row() {
-	local row=$1 dir=$FAULTS/$1 t0 dur i kills=0 recovered=0 identical=0 missed=0
+	local row=$1 dir=$FAULTS/$1 t0 dur span i kills=0 recovered=0 identical=0 missed=0
 	local delay sig rc res p at
 	local -a sigs_used=() asked=()
 	rm -rf "$dir"
@@ -200,7 +217,7 @@ run_row() {
 	run_fn "$row" result "$dir/reference.out" >"$dir/reference.result"
 	info "$row: reference run $dur ms; $KILLS kill(s)$([[ $AIM -eq 0 ]] || printf ', aimed at %s' \
 		"$(for i in "${!PHASES[@]}"; do printf '%s (%s ms) ' "${PHASES[i]}" "${PHASE_LEN[i]}"; done)")"
-	[[ $dur -ge 1 ]] || dur=1
+	span=$((dur >= 1 ? dur : 1))
 	for ((i = 1; kills < KILLS && i <= 3 * KILLS; i++)); do
 		run_fn "$row" prepare
 		sig=${SIGNALS[RANDOM % ${#SIGNALS[@]}]}
@@ -217,21 +234,23 @@ run_row() {
 				continue
 			fi
 		else
-			delay=$(((RANDOM * 32768 + RANDOM) % dur))
+			delay=$(((RANDOM * 32768 + RANDOM) % span))
 			at="$delay ms"
 			start_in_group "$dir/$i.killed.out"
 		fi
-		sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
-		if ! kill -s "$sig" -- "-$PID" 2>/dev/null; then
+		# shellcheck disable=SC2310 # its status is the answer: the run outlived the delay
+		if ! sleep_unless_ended "$delay" || ! kill -s "$sig" -- "-$PID" 2>/dev/null; then
 			# It ended before the signal.
 			wait_group "$PID"
 			missed=$((missed + 1))
-			# The runs are faster than the reference: aim a little
-			# earlier from now on (within the phase, with -a).
+			# The runs are faster than the reference (a cache it
+			# warmed): aim earlier from now on, within the phase with
+			# -a, else within the time the run that ended took.
 			if [[ ${#PHASES[@]} -gt 0 ]]; then
 				PHASE_LEN[p]=$((delay > PHASE_LEN[p] * 3 / 4 ? delay : PHASE_LEN[p] * 3 / 4 + 1))
 			else
-				dur=$((delay > dur * 3 / 4 ? delay : dur * 3 / 4 + 1))
+				span=$((RAN < span * 3 / 4 ? RAN : span * 3 / 4 + 1))
+				[[ $span -ge 1 ]] || span=1
 			fi
 			continue
 		fi

@@ -127,14 +127,19 @@ full_disk_case() {
 	full_disk_next "$row" "$dir" "$dir/reference.result" "$WF_CACHE_ROOT" "$row|$size|$rc" "${CMD[@]}"
 }
 
-# fill_up DIR SIZE: leave SIZE (64k, 16m, 1g) free on DIR's filesystem,
-# the rest taken by DIR/filler.
+# fill_up DIR SIZE: leave SIZE (64k, 16m, 1g) free on the tmpfs mounted
+# on DIR: its size shrunk to what it holds plus SIZE (a tmpfs is mounted
+# with half the memory: filling that up would allocate it).
 fill_up() {
-	local dir=$1 keep avail
+	local dir=$1 keep used
 	keep=$(numfmt --from=iec "${2^^}") || die "FAULTS_FULL_DISK_CACHE_SIZE '$2' is not a size"
-	avail=$(($(stat -f -c '%a * %S' "$dir")))
-	[[ $avail -le $keep ]] || fallocate -l $((avail - keep)) "$dir/filler" ||
-		die "cannot fill up the tmpfs $dir"
+	used=$(($(stat -f -c '(%b - %f) * %S' "$dir")))
+	mount -o "remount,size=$((used + keep))" "$dir" || die "cannot shrink the tmpfs $dir to $((used + keep)) bytes"
+}
+
+# room_back DIR: the tmpfs on DIR back to its default size.
+room_back() {
+	mount -o remount,size=50% "$1" || die "cannot give the tmpfs $1 its room back"
 }
 
 # full_disk_cache_case SIZE: validate with the whole WF_CACHE on a tmpfs
@@ -163,7 +168,7 @@ full_disk_cache_case() {
 	run=(env "WF_CACHE=$mnt" "WF_CACHE_ROOT=$mnt" "CCACHE_DIR=$CCACHE_DIR" "${CMD[@]}")
 	"${run[@]}" >"$dir/full.out" 2>"$dir/full.err" || rc=$?
 	full_disk_judge validate "$dir" "$rc"
-	rm -f "$mnt/filler"
+	room_back "$mnt"
 	full_disk_next validate "$dir" "$FAULTS/full-disk/validate/reference.result" "$mnt" "$entry|$rc" "${run[@]}"
 	unmount_full_disk
 }
