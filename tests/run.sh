@@ -13,8 +13,8 @@
 # branches.txt), rebuild.bats (rebuild, export), make.bats (the targets
 # with no suite of their own: deps, build, checkpatch, all-branches, the
 # order of the stages; and this script), port.bats (make port on two fixture branches),
-# faults.bats (recovery from killed runs, tools/faults.sh
-# with small counts), qemu.bats (the runner and the smoke test; one build of the
+# recovery.bats (each tool's recovery from the state a killed run
+# leaves), faults.bats (tools/faults.sh with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), stress.bats (tools/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
 # fixture kernel), schedule.bats (its order by cost, its reports while
@@ -39,7 +39,7 @@ set -euo pipefail
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
-suites=(base.bats rebuild.bats make.bats port.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
+suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
 	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
@@ -64,26 +64,25 @@ export WF_CACHE=$guard
 # A fresh bats, also when run.sh itself runs inside a bats test.
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 
-# Lanes.  The suites run in WF_TEST_JOBS lanes at once (default 1: one
-# after the other).  On this 2-core machine two lanes gained little: a
-# whole .ci/run took 12 min 58 s in two lanes and 13 min 56 s in one
-# (2026-12-06, the same hour), each test 1.4 times slower beside the
-# other lane; one lane keeps the timing-sensitive tests undisturbed.
-# faults.bats runs first and alone: it kills commands at moments drawn
-# within their measured durations, and a busy machine moves the
-# moments.  qemu, stress and series share the tests' own cache (the boot
-# kernel of the real series, its locks): they run one after the other
-# in one lane.  The lanes are filled longest first, by the seconds each
-# suite took (WEIGHT: a whole run on this 2-core machine, 2026-12-06,
-# with a kernel build beside it; only their ratios matter; an unknown
-# suite counts 60).
-jobs=${WF_TEST_JOBS:-1}
+# Lanes.  The suites run in WF_TEST_JOBS lanes at once (default: 2 on a
+# machine with two CPUs or more, else 1).  On this 2-core machine a whole
+# .ci/run took 9 min 31 s in two lanes and 13 min 12 s in one
+# (2026-12-06, the same hour, nothing else running).  faults.bats runs
+# first and alone: it kills commands at moments drawn within their
+# measured durations, and a busy machine moves the moments.  qemu, stress
+# and series share the tests' own cache (the boot kernel of the real
+# series, its locks): they run one after the other in one lane.  The
+# lanes are filled longest first, by the seconds each suite took (WEIGHT:
+# one lane, this machine, 2026-12-06; only their ratios matter; an
+# unknown suite counts 60).
+cpus=$(nproc 2>/dev/null || echo 1)
+jobs=${WF_TEST_JOBS:-$((cpus >= 2 ? 2 : 1))}
 [[ $jobs =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: error: WF_TEST_JOBS must be a number of lanes, not '$jobs'" >&2; exit 2; }
-declare -A WEIGHT=([faults.bats]=266 [validate.bats]=229 [series.bats]=166 [stress.bats]=134
-	[preflight.bats]=83 [schedule.bats]=76 [configs.bats]=62 [submit.bats]=57 [checks.bats]=46
-	[send.bats]=46 [qemu.bats]=37 [port.bats]=22 [kconfig.bats]=16 [trailers.bats]=16 [distcc.bats]=13
-	[mutants.bats]=13 [make.bats]=12 [trees.bats]=10 [rebuild.bats]=6 [bisect.bats]=3 [base.bats]=1
-	[docs.bats]=1 [cost-stages.bats]=1)
+declare -A WEIGHT=([faults.bats]=145 [validate.bats]=88 [recovery.bats]=57 [stress.bats]=55
+	[preflight.bats]=49 [configs.bats]=41 [qemu.bats]=33 [submit.bats]=33 [send.bats]=30
+	[checks.bats]=29 [schedule.bats]=28 [series.bats]=25 [port.bats]=20 [make.bats]=18
+	[mutants.bats]=12 [kconfig.bats]=10 [trailers.bats]=10 [distcc.bats]=8 [trees.bats]=5
+	[rebuild.bats]=4 [bisect.bats]=2 [base.bats]=1 [docs.bats]=1 [cost-stages.bats]=1)
 solo=() shared=() items=()
 for s in "${suites[@]}"; do
 	case ${s##*/} in

@@ -30,7 +30,9 @@ stress() {
 }
 
 @test "stress: the programs pass on the series and the table lists each" {
-	stress
+	# All but the kselftest, whose rate-limit pauses are most of a guest's
+	# 20 s: stress.sh runs it in series.bats (full counts).
+	stress -P fuzz,fuzz_32,threads,threads_32,cost
 	[ "$status" -eq 0 ]
 	for p in fuzz fuzz_32 threads threads_32 cost; do
 		grep -qE "^debug +$p +pass +" "$BATS_TEST_TMPDIR/out/summary.txt"

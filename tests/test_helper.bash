@@ -420,6 +420,18 @@ use_boot_kernel() {
 	export KERNEL
 }
 
+# make_faults_series: six commits on the fixture topic, exported and
+# rebuilt (so that the branch has rebuild's commit ids).
+make_faults_series() {
+	local i
+	"$TOOLS/rebuild.sh" 2>/dev/null
+	for i in 1 2 3 4 5 6; do
+		commit_in_repo "kernel/f$i.c" "int f$i;\n" "sysctl: Add f$i.c"
+	done
+	"$TOOLS/export.sh" 2>/dev/null
+	"$TOOLS/rebuild.sh" 2>/dev/null
+}
+
 # start_smtp: a real SMTP server (tests/fixtures/send/smtp-server.py,
 # aiosmtpd) on 127.0.0.1:$SMTP_PORT, storing what it receives in $MBOX;
 # SMTP_PID is its pid, for teardown.
