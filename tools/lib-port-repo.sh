@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The port repo of tools/port.sh and the state of a port in it, and the
-# start of a port: the TO base, the recorded resolutions and fixups
-# loaded.  Sourced, never run.
+# The port repo of tools/port.sh and the state of a port in it, the
+# start of a port (the TO base, the recorded resolutions and fixups
+# loaded), and the resolutions it used saved for later ports, cut down.
+# Sourced, never run.
 # shellcheck shell=bash
 
 # --- the port repo and its state ---------------------------------------------
@@ -183,4 +184,63 @@ start_port() {
 	reset_tree "$base"
 	state_save status=applying next=1 "head=$base" "to_base=$TO_BASE" "from_base=$FROM_BASE" \
 		asis=0 threeway=0 replayed=0 byhand=0
+}
+
+# --- the resolutions saved for later ports ------------------------------------
+
+# replays_elsewhere PRE POST TPRE TPOST DIR: rerere's merge (that of git
+# merge-file) with the cut-down pair TPRE, TPOST gives what it gives with
+# the whole pair PRE, POST: on PRE itself, and on PRE with one line
+# changed at the start, at a quarter, half, three quarters and at the
+# end (a port after an edit elsewhere in the file).
+replays_elsewhere() {
+	local pre=$1 post=$2 tpre=$3 tpost=$4 dir=$5 n at
+	n=$(wc -l <"$pre")
+	for at in 0 1 $((n / 4)) $((n / 2)) $((n * 3 / 4)) "$n"; do
+		if [[ $at -eq 0 ]]; then
+			cp "$pre" "$dir/cur"
+		else
+			sed "${at}s/\$/ (port check)/" "$pre" >"$dir/cur"
+		fi
+		# A line of the conflict itself: the whole pair conflicts too.
+		git merge-file -p "$dir/cur" "$pre" "$post" >"$dir/want" 2>/dev/null || continue
+		git merge-file -p "$dir/cur" "$tpre" "$tpost" >"$dir/got" 2>/dev/null || return 1
+		cmp -s "$dir/got" "$dir/want" || return 1
+	done
+}
+
+# trim_rr_pair PRE POST DEST: PRE and POST (a preimage and its postimage)
+# into DEST, as their lines around the resolution (three of context) when
+# rerere replays them so (replays_elsewhere), else whole: xdiff does not
+# find a small image in a large file of many repeated lines (MAINTAINERS).
+trim_rr_pair() {
+	local pre=$1 post=$2 dest=$3 tmp=$PORT_DIR/trim
+	mkdir -p "$tmp"
+	diff -U3 "$pre" "$post" >"$tmp/diff" || true
+	tail -n +3 "$tmp/diff" | grep -v -e '^@@' -e '^[\\]' >"$tmp/hunks" || true
+	sed -n 's/^[ -]//p' "$tmp/hunks" >"$tmp/pre"
+	sed -n 's/^[ +]//p' "$tmp/hunks" >"$tmp/post"
+	# shellcheck disable=SC2310 # replays_elsewhere's status is the answer
+	if [[ -s $tmp/pre ]] && replays_elsewhere "$pre" "$post" "$tmp/pre" "$tmp/post" "$tmp"; then
+		cp "$tmp/pre" "$dest/${pre##*/}"
+		cp "$tmp/post" "$dest/${post##*/}"
+	else
+		cp "$pre" "$post" "$dest/"
+	fi
+	rm -rf "$tmp"
+}
+
+# save_rr_cache DEST: the resolutions this port used or recorded into
+# DEST/rr-cache (cut down by trim_rr_pair).
+save_rr_cache() {
+	local dest=$1/rr-cache post id pre
+	while IFS= read -r post; do
+		id=${post%/*}
+		id=${id##*/}
+		pre=${post%/*}/pre${post##*/post}
+		[[ -e $pre ]] || continue
+		mkdir -p "$dest/$id"
+		trim_rr_pair "$pre" "$post" "$dest/$id"
+	done < <(find "$GITDIR/rr-cache" -name 'postimage*' -type f -newer "$PORT_DIR/started" | LC_ALL=C sort)
+	return 0
 }

@@ -73,90 +73,123 @@ download() {
 	printf '%s\n' "$deb"
 }
 
-main() {
-	local build=1 ver='' src tmp ref p out rc=0 n_bad=0 conflicts label
-	local -a patches rows=()
+# read_options ARGS...: BUILD (0 with -n), VER (-V) and SOURCE.
+read_options() {
+	local opt
+	BUILD=1 VER=''
 	while getopts 'nV:' opt; do
 		case $opt in
-		n) build=0 ;;
-		V) ver=$OPTARG ;;
+		n) BUILD=0 ;;
+		V) VER=$OPTARG ;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 1 ]] || usage
-	src=$1
-	parse_branches
-	lines_of patches patch_files
-	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to apply"
-	check_source "$src" "$ver"
+	SOURCE=$1
+}
+
+# begin_run: the lock and marker of this run, after cleaning up what an
+# interrupted one left (its scratch directory, its worktree).
+begin_run() {
 	wf_lock other-base
 	wf_run_begin other-base "$SCRATCH_DIR"
-	tmp=$SCRATCH_DIR
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
-	if [[ -e $tmp ]] && ! wf_no_recovery; then
-		rm -rf "$tmp"
-		wf_repaired "removed its scratch files ${tmp#"$WF_CACHE"/}"
+	if [[ -e $SCRATCH_DIR ]] && ! wf_no_recovery; then
+		rm -rf "$SCRATCH_DIR"
+		wf_repaired "removed its scratch files ${SCRATCH_DIR#"$WF_CACHE"/}"
 	fi
 	recover_worktree "$OTHER_TREE"
 	wf_report_repairs last
-	mkdir -p "${tmp%/*}"
-	mkdir "$tmp"
+	mkdir -p "${SCRATCH_DIR%/*}"
+	mkdir "$SCRATCH_DIR"
 	trap 'rm -rf "$SCRATCH_DIR"' EXIT
+}
+
+# import_source: the package SOURCE names (a .deb, a tarball, or a version
+# to download) imported as a base; REF its tag, VER its version.
+import_source() {
+	local tmp=$SCRATCH_DIR src=$SOURCE
 	case $src in
 	*.deb)
-		[[ -n $ver ]] || ver=$(dpkg-deb -f "$src" Version)
+		[[ -n $VER ]] || VER=$(dpkg-deb -f "$src" Version)
 		unpack_deb "$src" "$tmp" ;;
 	*.tar.xz)
 		# -p: the import's commit date is the tarball's mtime.
 		cp -p "$src" "$tmp/$TOPIC_PACKAGE.tar.xz" ;;
 	*)
-		ver=$src
+		VER=$src
 		# Not inside unpack_deb's arguments: a failure must stop here.
-		src=$(download "$ver")
+		src=$(download "$VER")
 		unpack_deb "$src" "$tmp" ;;
 	esac
-	ref=$(WF_SRC_DIR=$tmp WF_PKG_VERSION=$ver "$WF_HOME/tools/base.sh") ||
-		die "cannot import $TOPIC_PACKAGE $ver"
-	label=${ref#refs/tags/}
+	REF=$(WF_SRC_DIR=$tmp WF_PKG_VERSION=$VER "$WF_HOME/tools/base.sh") ||
+		die "cannot import $TOPIC_PACKAGE $VER"
+}
 
-	GIT_INDEX_FILE=$tmp/index repo_git read-tree "$ref"
-	for p in "${patches[@]}"; do
+# apply_each: each of PATCHES applied alone to REF (in an index of its
+# own): a row of ROWS each; N_BAD, how many need rework.
+apply_each() {
+	local p out conflicts
+	ROWS=() N_BAD=0
+	GIT_INDEX_FILE=$SCRATCH_DIR/index repo_git read-tree "$REF"
+	for p in "${PATCHES[@]}"; do
 		# shellcheck disable=SC2310 # repo_git is one git command
-		if out=$(GIT_INDEX_FILE=$tmp/index repo_git apply --cached "$p" 2>&1); then
-			rows+=("${p##*/}|applies")
+		if out=$(GIT_INDEX_FILE=$SCRATCH_DIR/index repo_git apply --cached "$p" 2>&1); then
+			ROWS+=("${p##*/}|applies")
 		else
 			conflicts=$(sed -nE -e 's/^error: patch failed: (.*):[0-9]+$/\1/p' \
 				-e 's/^error: (.*): (does not exist in index|already exists in index|patch does not apply)$/\1/p' \
 				<<<"$out" | sort -u | tr '\n' ' ')
-			rows+=("${p##*/}|needs rework: ${conflicts% }")
-			n_bad=$((n_bad + 1))
+			ROWS+=("${p##*/}|needs rework: ${conflicts% }")
+			N_BAD=$((N_BAD + 1))
 		fi
 	done
-	local status="not built (-n)"
-	if [[ $n_bad -gt 0 ]]; then
-		status="not built: $n_bad patch(es) need rework"
-		rc=1
-	elif [[ $build -eq 1 && ${#patches[@]} -gt 0 ]]; then
-		scratch_worktree "$OTHER_TREE" "$ref"
-		wf_committer_env
-		git -C "$OTHER_TREE" am -q --committer-date-is-author-date "${patches[@]}" >/dev/null ||
-			die "git am onto $label failed although git apply --check passed"
-		export SRC=$OTHER_TREE OUT=$WF_CACHE/build/other-$ver
-		# shellcheck disable=SC2016 # expanded by bash -c
-		local cmd=${WF_TEST_OTHER_BUILD:-'"$WF_HOME/tools/build.sh" -s "$SRC" -o "$OUT" boot'}
-		export WF_HOME
-		if bash -c "$cmd" >"$tmp/build.log" 2>&1; then
-			status="built (boot config)"
-		else
-			status="BUILD FAILED: $(tail -n 1 "$tmp/build.log")"
-			rc=1
-		fi
+}
+
+# build_series: the series applied with git am onto REF in a worktree of
+# its own and built in the boot config; STATUS says how that went, RC=1
+# when it did not build.
+build_series() {
+	local label=${REF#refs/tags/} cmd
+	scratch_worktree "$OTHER_TREE" "$REF"
+	wf_committer_env
+	git -C "$OTHER_TREE" am -q --committer-date-is-author-date "${PATCHES[@]}" >/dev/null ||
+		die "git am onto $label failed although git apply --check passed"
+	export SRC=$OTHER_TREE OUT=$WF_CACHE/build/other-$VER
+	# shellcheck disable=SC2016 # expanded by bash -c
+	cmd=${WF_TEST_OTHER_BUILD:-'"$WF_HOME/tools/build.sh" -s "$SRC" -o "$OUT" boot'}
+	export WF_HOME
+	if bash -c "$cmd" >"$SCRATCH_DIR/build.log" 2>&1; then
+		STATUS="built (boot config)"
+	else
+		STATUS="BUILD FAILED: $(tail -n 1 "$SCRATCH_DIR/build.log")"
+		RC=1
 	fi
-	printf '%s\n' "patch|on $label" "${rows[@]}" | column -t -s '|' -o '  '
+}
+
+main() {
+	local label
+	RC=0 STATUS="not built (-n)"
+	read_options "$@"
+	parse_branches
+	lines_of PATCHES patch_files
+	[[ ${#PATCHES[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to apply"
+	check_source "$SOURCE" "$VER"
+	begin_run
+	import_source
+	label=${REF#refs/tags/}
+	apply_each
+	if [[ $N_BAD -gt 0 ]]; then
+		STATUS="not built: $N_BAD patch(es) need rework"
+		RC=1
+	elif [[ $BUILD -eq 1 ]]; then
+		build_series
+	fi
+	printf '%s\n' "patch|on $label" "${ROWS[@]}" | column -t -s '|' -o '  '
 	wf_run_end
-	printf '%s: %s of %s patch(es) apply; %s\n' "$label" "$((${#patches[@]} - n_bad))" "${#patches[@]}" "$status"
-	return $rc
+	printf '%s: %s of %s patch(es) apply; %s\n' "$label" "$((${#PATCHES[@]} - N_BAD))" "${#PATCHES[@]}" "$STATUS"
+	return "$RC"
 }
 
 main "$@"

@@ -125,63 +125,6 @@ prepare_branches() {
 
 # --- the result --------------------------------------------------------------
 
-# replays_elsewhere PRE POST TPRE TPOST DIR: rerere's merge (that of git
-# merge-file) with the cut-down pair TPRE, TPOST gives what it gives with
-# the whole pair PRE, POST: on PRE itself, and on PRE with one line
-# changed at the start, at a quarter, half, three quarters and at the
-# end (a port after an edit elsewhere in the file).
-replays_elsewhere() {
-	local pre=$1 post=$2 tpre=$3 tpost=$4 dir=$5 n at
-	n=$(wc -l <"$pre")
-	for at in 0 1 $((n / 4)) $((n / 2)) $((n * 3 / 4)) "$n"; do
-		if [[ $at -eq 0 ]]; then
-			cp "$pre" "$dir/cur"
-		else
-			sed "${at}s/\$/ (port check)/" "$pre" >"$dir/cur"
-		fi
-		# A line of the conflict itself: the whole pair conflicts too.
-		git merge-file -p "$dir/cur" "$pre" "$post" >"$dir/want" 2>/dev/null || continue
-		git merge-file -p "$dir/cur" "$tpre" "$tpost" >"$dir/got" 2>/dev/null || return 1
-		cmp -s "$dir/got" "$dir/want" || return 1
-	done
-}
-
-# trim_rr_pair PRE POST DEST: PRE and POST (a preimage and its postimage)
-# into DEST, as their lines around the resolution (three of context) when
-# rerere replays them so (replays_elsewhere), else whole: xdiff does not
-# find a small image in a large file of many repeated lines (MAINTAINERS).
-trim_rr_pair() {
-	local pre=$1 post=$2 dest=$3 tmp=$PORT_DIR/trim
-	mkdir -p "$tmp"
-	diff -U3 "$pre" "$post" >"$tmp/diff" || true
-	tail -n +3 "$tmp/diff" | grep -v -e '^@@' -e '^[\\]' >"$tmp/hunks" || true
-	sed -n 's/^[ -]//p' "$tmp/hunks" >"$tmp/pre"
-	sed -n 's/^[ +]//p' "$tmp/hunks" >"$tmp/post"
-	# shellcheck disable=SC2310 # replays_elsewhere's status is the answer
-	if [[ -s $tmp/pre ]] && replays_elsewhere "$pre" "$post" "$tmp/pre" "$tmp/post" "$tmp"; then
-		cp "$tmp/pre" "$dest/${pre##*/}"
-		cp "$tmp/post" "$dest/${post##*/}"
-	else
-		cp "$pre" "$post" "$dest/"
-	fi
-	rm -rf "$tmp"
-}
-
-# save_rr_cache DEST: the resolutions this port used or recorded into
-# DEST/rr-cache (cut down by trim_rr_pair).
-save_rr_cache() {
-	local dest=$1/rr-cache post id pre
-	while IFS= read -r post; do
-		id=${post%/*}
-		id=${id##*/}
-		pre=${post%/*}/pre${post##*/post}
-		[[ -e $pre ]] || continue
-		mkdir -p "$dest/$id"
-		trim_rr_pair "$pre" "$post" "$dest/$id"
-	done < <(find "$GITDIR/rr-cache" -name 'postimage*' -type f -newer "$PORT_DIR/started" | LC_ALL=C sort)
-	return 0
-}
-
 # save_patches: <TO dir>/ becomes the port's patches, its other files
 # (README.md) and port/ (from, rr-cache, fixups): written beside it and
 # swapped in with two renames.  Prints how many patch files changed.
@@ -306,13 +249,15 @@ recover_port() {
 
 # --- main --------------------------------------------------------------------
 
-main() {
-	local mode=run force=0 ids=() unsaved
+# read_options ARGS...: MODE (run, continue, abort), FORCE, FROM and TO.
+read_options() {
+	local -a ids=()
+	MODE=run FORCE=0
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		--continue) [[ $mode == run ]] || usage; mode='continue' ;;
-		--abort) [[ $mode == run ]] || usage; mode='abort' ;;
-		-f) force=1 ;;
+		--continue) [[ $MODE == run ]] || usage; MODE='continue' ;;
+		--abort) [[ $MODE == run ]] || usage; MODE='abort' ;;
+		-f) FORCE=1 ;;
 		-*) usage ;;
 		*) ids+=("$1") ;;
 		esac
@@ -321,6 +266,12 @@ main() {
 	[[ ${#ids[@]} -le 2 ]] || usage
 	FROM=${ids[0]:-} TO=${ids[1]:-}
 	check_ids "$FROM" "$TO"
+}
+
+# set_paths: the two topic lines' names and patch directories, their
+# repositories, and the port's own directory, tree and state; the lock,
+# the marker and the git helpers of lib.sh work on the port.
+set_paths() {
 	local fidx tidx
 	fidx=$(topic_index "$FROM") tidx=$(topic_index "$TO")
 	FROM_NAME=${TOPICS_NAME[fidx]} FROM_PATCHDIR=${TOPICS_PATCHDIR[fidx]}
@@ -331,21 +282,70 @@ main() {
 	TREE=$PORT_DIR/linux
 	GITDIR=$TREE/.git
 	STATE=$PORT_DIR/state
-	# The lock, the marker and the git helpers of lib.sh work on the port.
 	WF_CACHE=$PORT_DIR WF_REPO=$TREE
 	declare -gA ST=()
+}
 
-	if [[ $mode == abort ]]; then
-		[[ -d $PORT_DIR ]] || die "no port from $FROM to $TO to drop"
-	fi
+# begin_run: the lock and marker of this run, the state of the port, and
+# what an interrupted run left cleaned up.
+begin_run() {
 	wf_lock port
 	wf_run_begin port "$PORT_DIR/*.tmp" "$PORT_DIR/*.new" "$PORT_DIR/rr-keep" "$PORT_DIR/trim" \
 		"$TREE.init" "$(patch_dir_aside "$WF_TOP/$TO_PATCHDIR" port '*')" "$WF_TOP/out/port/*.tmp"
 	state_load
 	recover_port
 	wf_report_repairs last
+}
 
-	case $mode in
+# continue_port: CONTINUE=1: on from where the port stopped, with the
+# fixups made since saved; DONE=1 when a finished port has nothing new.
+continue_port() {
+	case ${ST[status]:-none} in
+	none) refuse "no port from $FROM to $TO to continue (run: make port FROM=$FROM TO=$TO)" ;;
+	done)
+		if [[ -z $(git -C "$TREE" rev-list "${ST[result]}..HEAD") ]]; then
+			wf_run_end
+			info "the port from $FROM to $TO is done, nothing to continue ($TO_PATCHDIR/ is written)"
+			DONE=1
+			return 0
+		fi
+		check_to_branch
+		save_new_fixups
+		;;
+	*) check_to_branch ;;
+	esac
+}
+
+# run_port: a port from the start (the series may have changed), unless
+# one stopped for the user or has unsaved commits and FORCE is not set.
+run_port() {
+	local unsaved
+	case ${ST[status]:-none} in
+	stopped)
+		[[ $FORCE -eq 1 ]] ||
+			refuse "the port from $FROM to $TO is stopped at $(patch_name "${ST[next]}") in $TREE, for you to resolve: continue it with 'make port FROM=$FROM TO=$TO CONTINUE=1', drop it with 'ABORT=1', or start again with 'FORCE=1'"
+		drop_port "discarded (FORCE=1)"
+		;;
+	done)
+		unsaved=$(git -C "$TREE" rev-list --count "${ST[result]}..HEAD" 2>/dev/null) || unsaved=0
+		[[ $unsaved -eq 0 || $FORCE -eq 1 ]] ||
+			refuse "$TREE has $unsaved commit(s) on the port that are not saved: save the fixup!/amend! ones with 'make port FROM=$FROM TO=$TO CONTINUE=1', drop them with 'FORCE=1'"
+		;;
+	esac
+	prepare_branches
+	# A port of nothing would write an empty TO series.
+	[[ -n $(find "$WF_TOP/$FROM_PATCHDIR" -maxdepth 1 -name '*.patch' -type f) ]] ||
+		refuse "no patches in $FROM_PATCHDIR/: nothing to port ($TO_PATCHDIR/ stays as it is)"
+	start_port
+}
+
+main() {
+	DONE=0
+	read_options "$@"
+	set_paths
+	[[ $MODE != abort || -d $PORT_DIR ]] || die "no port from $FROM to $TO to drop"
+	begin_run
+	case $MODE in
 	abort)
 		[[ ${ST[status]:-none} != none ]] || refuse "no port from $FROM to $TO to drop"
 		drop_port dropped
@@ -353,40 +353,10 @@ main() {
 		return 0
 		;;
 	continue)
-		case ${ST[status]:-none} in
-		none) refuse "no port from $FROM to $TO to continue (run: make port FROM=$FROM TO=$TO)" ;;
-		done)
-			if [[ -z $(git -C "$TREE" rev-list "${ST[result]}..HEAD") ]]; then
-				wf_run_end
-				info "the port from $FROM to $TO is done, nothing to continue ($TO_PATCHDIR/ is written)"
-				return 0
-			fi
-			check_to_branch
-			save_new_fixups
-			;;
-		*) check_to_branch ;;
-		esac
+		continue_port
+		[[ $DONE -eq 0 ]] || return 0
 		;;
-	run)
-		case ${ST[status]:-none} in
-		stopped)
-			[[ $force -eq 1 ]] ||
-				refuse "the port from $FROM to $TO is stopped at $(patch_name "${ST[next]}") in $TREE, for you to resolve: continue it with 'make port FROM=$FROM TO=$TO CONTINUE=1', drop it with 'ABORT=1', or start again with 'FORCE=1'"
-			drop_port "discarded (FORCE=1)"
-			;;
-		done)
-			unsaved=$(git -C "$TREE" rev-list --count "${ST[result]}..HEAD" 2>/dev/null) || unsaved=0
-			[[ $unsaved -eq 0 || $force -eq 1 ]] ||
-				refuse "$TREE has $unsaved commit(s) on the port that are not saved: save the fixup!/amend! ones with 'make port FROM=$FROM TO=$TO CONTINUE=1', drop them with 'FORCE=1'"
-			;;
-		esac
-		# Always from the start: the series may have changed.
-		prepare_branches
-		# A port of nothing would write an empty TO series.
-		[[ -n $(find "$WF_TOP/$FROM_PATCHDIR" -maxdepth 1 -name '*.patch' -type f) ]] ||
-			refuse "no patches in $FROM_PATCHDIR/: nothing to port ($TO_PATCHDIR/ stays as it is)"
-		start_port
-		;;
+	run) run_port ;;
 	esac
 	[[ ${ST[status]} != stopped ]] || continue_stopped
 	[[ ${ST[status]} != applying ]] || apply_series

@@ -252,78 +252,94 @@ recover_send() {
 	fi
 }
 
-main() {
-	local dir='' to='' server='' record_only=0 opt rev ip port sender arrived='' spec
-	local -a pf=()
-	SENT=()
+# read_options ARGS...: DIR (the written revision), TO, SERVER, RECORD_ONLY
+# (-n), ARRIVED (-A) and PF (preflight's -f).
+read_options() {
+	local opt
+	DIR='' TO='' SERVER='' RECORD_ONLY=0 ARRIVED='' PF=()
 	while getopts 'fd:r:t:s:nA:' opt; do
 		case $opt in
-		f) pf=(-f) ;;
-		d) dir=$OPTARG ;;
+		f) PF=(-f) ;;
+		d) DIR=$OPTARG ;;
 		r)
 			[[ $OPTARG =~ ^[1-9][0-9]*$ ]] || die "revision '$OPTARG' is not a positive number"
-			dir=$WF_OUT/submit/v$OPTARG
+			DIR=$WF_OUT/submit/v$OPTARG
 			;;
-		t) to=$OPTARG ;;
-		s) server=$OPTARG ;;
-		n) record_only=1 ;;
+		t) TO=$OPTARG ;;
+		s) SERVER=$OPTARG ;;
+		n) RECORD_ONLY=1 ;;
 		A)
 			[[ $OPTARG == yes || $OPTARG == no ]] || die "ARRIVED='$OPTARG' is neither yes nor no"
-			arrived=$OPTARG
+			ARRIVED=$OPTARG
 			;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
-	dir=${dir:-$(latest_written)}
-	[[ -n $dir ]] || die "no written revision in ${WF_OUT#"$WF_TOP"/}/submit/ (run: make submit)"
-	[[ -f $dir/record && -f $dir/cover.txt ]] ||
-		die "$dir is not a revision written by make submit (no record or cover.txt)"
-	rev=$(record_field "$dir/record" revision)
+	DIR=${DIR:-$(latest_written)}
+	[[ -n $DIR ]] || die "no written revision in ${WF_OUT#"$WF_TOP"/}/submit/ (run: make submit)"
+	[[ -f $DIR/record && -f $DIR/cover.txt ]] ||
+		die "$DIR is not a revision written by make submit (no record or cover.txt)"
+}
+
+# check_destination: TO is "maintainers" or addresses, and the SMTP
+# server a loopback one (IP and PORT); SPEC is the server as given.
+check_destination() {
+	[[ -n $TO ]] || die "no recipients: TO=maintainers sends to the To/Cc of the messages, TO=address,... to those addresses only"
+	[[ $TO == maintainers || $TO =~ ^[^,@[:space:]]+@[^,@[:space:]]+(,[^,@[:space:]]+@[^,@[:space:]]+)*$ ]] ||
+		die "TO='$TO' is neither 'maintainers' nor a list of addresses"
+	SPEC=${SERVER:-$(configured_server)}
+	[[ -n $SPEC ]] || die "no SMTP server: SMTP=127.0.0.1:PORT, or git config sendemail.smtpServer (a loopback address)"
+	local server
+	server=$(loopback_server "$SPEC")
+	read -r IP PORT <<<"$server"
+}
+
+# sender_of DIR: the From of the first message, decoded.
+sender_of() {
+	eml_header "$(find "$1" -maxdepth 1 -name '*.eml' | LC_ALL=C sort | head -n 1)" From |
+		python3 -c 'import sys, email.header as h; print(str(h.make_header(h.decode_header(sys.stdin.read().strip()))))'
+}
+
+main() {
+	local rev sender
+	SENT=()
+	read_options "$@"
+	rev=$(record_field "$DIR/record" revision)
 	REV=$rev
 	wf_lock send
-	wf_run_begin send "$dir/sending*" "$WF_CACHE/send-tmp" "$SENT_DIR/.*.tmp"
+	wf_run_begin send "$DIR/sending*" "$WF_CACHE/send-tmp" "$SENT_DIR/.*.tmp"
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
-	wf_no_recovery || recover_send "$dir" "$rev"
-	if [[ $RECORDED -eq 1 && $record_only -eq 0 && $to == maintainers ]]; then
+	wf_no_recovery || recover_send "$DIR" "$rev"
+	if [[ $RECORDED -eq 1 && $RECORD_ONLY -eq 0 && $TO == maintainers ]]; then
 		wf_report_repairs last
 		wf_run_end
 		return 0
 	fi
-	if [[ $record_only -eq 0 ]]; then
-		[[ -n $to ]] || die "no recipients: TO=maintainers sends to the To/Cc of the messages, TO=address,... to those addresses only"
-		[[ $to == maintainers || $to =~ ^[^,@[:space:]]+@[^,@[:space:]]+(,[^,@[:space:]]+@[^,@[:space:]]+)*$ ]] ||
-			die "TO='$to' is neither 'maintainers' nor a list of addresses"
-		server=${server:-$(configured_server)}
-		[[ -n $server ]] || die "no SMTP server: SMTP=127.0.0.1:PORT, or git config sendemail.smtpServer (a loopback address)"
-		spec=$server
-		server=$(loopback_server "$server")
-		read -r ip port <<<"$server"
-	fi
-	if [[ $record_only -eq 1 || $to == maintainers ]]; then
+	[[ $RECORD_ONLY -eq 1 ]] || check_destination
+	if [[ $RECORD_ONLY -eq 1 || $TO == maintainers ]]; then
 		[[ ! -e $SENT_DIR/v$rev ]] ||
 			die "v$rev was sent already (cover-letters/$WF_BRANCH/sent/v$rev): make submit writes v$((rev + 1))"
 	fi
-	"$WF_HOME/tools/preflight.sh" "${pf[@]}" "$dir"
-	if [[ $record_only -eq 1 ]]; then
+	"$WF_HOME/tools/preflight.sh" "${PF[@]}" "$DIR"
+	if [[ $RECORD_ONLY -eq 1 ]]; then
 		wf_report_repairs last
-		record_sent "$dir" "$rev" "by hand"
+		record_sent "$DIR" "$rev" "by hand"
 		wf_run_end
 		return
 	fi
 	# shellcheck disable=SC2310 # wf_no_recovery is one test: its status is the answer
-	if [[ $to == maintainers && -e $dir/sending ]] && ! wf_no_recovery; then
-		resume_plan "$dir" "$arrived" "$spec"
+	if [[ $TO == maintainers && -e $DIR/sending ]] && ! wf_no_recovery; then
+		resume_plan "$DIR" "$ARRIVED" "$SPEC"
 	fi
 	wf_report_repairs last
-	sender=$(eml_header "$(find "$dir" -maxdepth 1 -name '*.eml' | LC_ALL=C sort | head -n 1)" From |
-		python3 -c 'import sys, email.header as h; print(str(h.make_header(h.decode_header(sys.stdin.read().strip()))))')
-	send_all "$dir" "$ip" "$port" "$to" "$sender"
-	if [[ $to == maintainers ]]; then
-		record_sent "$dir" "$rev" "smtp://$ip:$port"
+	sender=$(sender_of "$DIR")
+	send_all "$DIR" "$IP" "$PORT" "$TO" "$sender"
+	if [[ $TO == maintainers ]]; then
+		record_sent "$DIR" "$rev" "smtp://$IP:$PORT"
 	else
-		info "a trial to $to: v$rev is not recorded as sent (TO=maintainers sends and records it)"
+		info "a trial to $TO: v$rev is not recorded as sent (TO=maintainers sends and records it)"
 	fi
 	wf_run_end
 }

@@ -86,96 +86,121 @@ short() {
 	printf '%s\n' "${n%.patch}"
 }
 
-main() {
-	local report="" opt i j p q t tidx tmp conflicts deps rc=0
-	local -a patches owner_of rows robot together
+# read_options ARGS...: REPORT, from -o or the default.
+read_options() {
+	local opt
+	REPORT=''
 	while getopts 'o:' opt; do
 		case $opt in
-		o) report=$OPTARG ;;
+		o) REPORT=$OPTARG ;;
 		*) echo "usage: $0 [-o REPORT]" >&2; exit 2 ;;
 		esac
 	done
 	parse_branches
-	report=${report:-$WF_OUT/trees.txt}
-	lines_of patches patch_files
-	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to check"
+	REPORT=${REPORT:-$WF_OUT/trees.txt}
+}
+
+# find_owners: OWNER_OF[i], the trees (space-separated) that take
+# PATCHES[i], after the tree records' "owns" patterns.
+find_owners() {
+	local i t
+	OWNER_OF=()
+	for ((i = 0; i < ${#PATCHES[@]}; i++)); do
+		OWNER_OF[i]=''
+		for ((t = 0; t < ${#TREE_NAMES[@]}; t++)); do
+			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+			owns "${TREE_OWNS[t]}" "${PATCHES[i]}" && OWNER_OF[i]+="${TREE_NAMES[t]} "
+		done
+		OWNER_OF[i]=${OWNER_OF[i]% }
+	done
+}
+
+# check_tree T TMP: fetch tree number T and apply to it, in order, the
+# patches it takes (in the index file TMP/NAME.index); a row of ROWS per
+# patch, and ROBOT / TOGETHER lines for a conflict / a patch that needs
+# another tree's patches first; RC=1 on a conflict.
+check_tree() {
+	local t=$1 tmp=$2 name=${TREE_NAMES[$1]} branch=${TREE_BRANCHES[$1]} why tidx i j p q conflicts deps
+	info "fetching $name (${TREE_URLS[t]} $branch)"
+	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+	why=$(fetch_tree "$name" "${TREE_URLS[t]}" "$branch") || true
+	if [[ -n $why ]]; then
+		if git -C "$TREES_GIT" rev-parse -q --verify "refs/trees/$name" >/dev/null; then
+			info "$name: cannot fetch ($why): using the copy fetched before"
+		else
+			ROWS+=("$name|$branch|-|SKIPPED: cannot fetch ${TREE_URLS[t]}: $why")
+			return 0
+		fi
+	fi
+	tidx=$tmp/$name.index
+	GIT_INDEX_FILE=$tidx git -C "$TREES_GIT" read-tree "refs/trees/$name"
+	for ((i = 0; i < ${#PATCHES[@]}; i++)); do
+		p=${PATCHES[i]}
+		[[ " ${OWNER_OF[i]} " == *" $name "* ]] || continue
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		if conflicts=$(try_apply "$tidx" "$p"); then
+			ROWS+=("$name|$branch|$(short "$p")|applies")
+			continue
+		fi
+		# Does it apply with the earlier patches of other trees that
+		# touch the same files?
+		cp "$tidx" "$tidx.with"
+		deps=''
+		for ((j = 0; j < i; j++)); do
+			q=${PATCHES[j]}
+			[[ " ${OWNER_OF[j]} " == *" $name "* ]] && continue
+			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+			comm -12 <(touched "$p") <(touched "$q") | grep -q . || continue
+			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+			try_apply "$tidx.with" "$q" >/dev/null && deps+="$(short "$q") (${OWNER_OF[j]:-no tree}), "
+		done
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		if [[ -n $deps ]] && try_apply "$tidx.with" "$p" >/dev/null; then
+			deps=${deps%, }
+			ROWS+=("$name|$branch|$(short "$p")|needs $deps")
+			TOGETHER+=("$(short "$p") ($name) must go in together with $deps")
+			mv "$tidx.with" "$tidx"
+		else
+			ROWS+=("$name|$branch|$(short "$p")|CONFLICT: $conflicts")
+			ROBOT+=("$(short "$p"): cannot apply to $name/$branch ($(git -C "$TREES_GIT" rev-parse --short=12 "refs/trees/$name")): conflicts in $conflicts")
+			RC=1
+		fi
+	done
+}
+
+# write_report: the table of ROWS, the patches no tree takes, the ROBOT
+# and TOGETHER lines, on stdout and in REPORT.
+write_report() {
+	local i
+	mkdir -p "$(dirname "$REPORT")"
+	{
+		printf '%s\n' "tree|branch|patch|result" "${ROWS[@]}" |
+			column -t -s '|' -o '  '
+		for ((i = 0; i < ${#PATCHES[@]}; i++)); do
+			[[ -n ${OWNER_OF[i]} ]] || printf 'not taken by any tree: %s\n' "$(short "${PATCHES[i]}")"
+		done
+		[[ ${#ROBOT[@]} -eq 0 ]] || printf '%s\n' "" "${ROBOT[@]}"
+		[[ ${#TOGETHER[@]} -eq 0 ]] || printf '%s\n' "" "${TOGETHER[@]}"
+	} | tee "$REPORT"
+}
+
+main() {
+	local tmp t
+	ROWS=() ROBOT=() TOGETHER=() RC=0
+	read_options "$@"
+	lines_of PATCHES patch_files
+	[[ ${#PATCHES[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to check"
 	[[ ${#TREE_NAMES[@]} -gt 0 ]] || die "no 'tree' records in $WF_BRANCHES"
 	init_trees_repo
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # expand now: tmp is local
 	trap "rm -rf '$tmp'" EXIT
-
-	# Which trees take each patch.
-	for ((i = 0; i < ${#patches[@]}; i++)); do
-		owner_of[i]=''
-		for ((t = 0; t < ${#TREE_NAMES[@]}; t++)); do
-			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-			owns "${TREE_OWNS[t]}" "${patches[i]}" && owner_of[i]+="${TREE_NAMES[t]} "
-		done
-		owner_of[i]=${owner_of[i]% }
-	done
-
-	rows=() robot=() together=()
+	find_owners
 	for ((t = 0; t < ${#TREE_NAMES[@]}; t++)); do
-		local name=${TREE_NAMES[t]} branch=${TREE_BRANCHES[t]} why
-		info "fetching $name (${TREE_URLS[t]} $branch)"
-		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-		why=$(fetch_tree "$name" "${TREE_URLS[t]}" "$branch") || true
-		if [[ -n $why ]]; then
-			if git -C "$TREES_GIT" rev-parse -q --verify "refs/trees/$name" >/dev/null; then
-				info "$name: cannot fetch ($why): using the copy fetched before"
-			else
-				rows+=("$name|$branch|-|SKIPPED: cannot fetch ${TREE_URLS[t]}: $why")
-				continue
-			fi
-		fi
-		tidx=$tmp/$name.index
-		GIT_INDEX_FILE=$tidx git -C "$TREES_GIT" read-tree "refs/trees/$name"
-		for ((i = 0; i < ${#patches[@]}; i++)); do
-			p=${patches[i]}
-			[[ " ${owner_of[i]} " == *" $name "* ]] || continue
-			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-			if conflicts=$(try_apply "$tidx" "$p"); then
-				rows+=("$name|$branch|$(short "$p")|applies")
-				continue
-			fi
-			# Does it apply with the earlier patches of other trees that
-			# touch the same files?
-			cp "$tidx" "$tidx.with"
-			deps=''
-			for ((j = 0; j < i; j++)); do
-				q=${patches[j]}
-				[[ " ${owner_of[j]} " == *" $name "* ]] && continue
-				# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-				comm -12 <(touched "$p") <(touched "$q") | grep -q . || continue
-				# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-				try_apply "$tidx.with" "$q" >/dev/null && deps+="$(short "$q") (${owner_of[j]:-no tree}), "
-			done
-			# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-			if [[ -n $deps ]] && try_apply "$tidx.with" "$p" >/dev/null; then
-				deps=${deps%, }
-				rows+=("$name|$branch|$(short "$p")|needs $deps")
-				together+=("$(short "$p") ($name) must go in together with $deps")
-				mv "$tidx.with" "$tidx"
-			else
-				rows+=("$name|$branch|$(short "$p")|CONFLICT: $conflicts")
-				robot+=("$(short "$p"): cannot apply to $name/$branch ($(git -C "$TREES_GIT" rev-parse --short=12 "refs/trees/$name")): conflicts in $conflicts")
-				rc=1
-			fi
-		done
+		check_tree "$t" "$tmp"
 	done
-
-	mkdir -p "$(dirname "$report")"
-	{
-		printf '%s\n' "tree|branch|patch|result" "${rows[@]}" |
-			column -t -s '|' -o '  '
-		for ((i = 0; i < ${#patches[@]}; i++)); do
-			[[ -n ${owner_of[i]} ]] || printf 'not taken by any tree: %s\n' "$(short "${patches[i]}")"
-		done
-		[[ ${#robot[@]} -eq 0 ]] || printf '%s\n' "" "${robot[@]}"
-		[[ ${#together[@]} -eq 0 ]] || printf '%s\n' "" "${together[@]}"
-	} | tee "$report"
-	return $rc
+	write_report
+	return "$RC"
 }
 
 main "$@"
