@@ -53,6 +53,24 @@ setup() {
 	[ -z "$(git -C "$WF_REPO" status --porcelain --untracked-files=no)" ]
 }
 
+@test "bisect-run: a BAD that passes is named in one line, whether or not commits lie between" {
+	# git bisect takes BAD's word for it: with commits between GOOD and
+	# BAD that all pass, it would name BAD the first bad commit; with
+	# none, git bisect run fails on a message of its own.
+	for good in fixture-topic~4 fixture-topic~3; do
+		passing=$(git -C "$WF_REPO" rev-parse --short=12 fixture-topic~2)
+		run "$TOOLS/bisect-run.sh" start "$good" fixture-topic~2
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[ "${lines[-1]}" = "bisect-run: error: BAD $passing (sysctl: Make new.c build) passes the boot and the smoke test: it is not a bad commit, nothing to bisect" ]
+		[[ $output != *"first bad commit"* ]]
+		# No bisection left behind.
+		[ ! -e "$WF_CACHE/branches/6.1/bisect.run" ]
+		run git -C "$WF_CACHE/branches/6.1/bisect/linux" bisect log
+		[ "$status" -ne 0 ]
+	done
+}
+
 @test "bisect-run: an unknown good commit is named" {
 	run "$TOOLS/bisect-run.sh" start no-such-commit fixture-topic
 	[ "$status" -eq 1 ]

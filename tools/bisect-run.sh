@@ -6,7 +6,9 @@
 #                                         run in the tree under bisection)
 #   tools/bisect-run.sh start [GOOD [BAD]]  the whole bisection, in its
 #                                         own worktree $WF_CACHE/bisect/linux
-#                                         (default: the base and the branch)
+#                                         (default: the base and the branch);
+#                                         BAD is tested first, and one that
+#                                         passes is refused
 #
 # Exit status of the test step, as git bisect run expects:
 #   0    good: it builds, boots, and the smoke test passes
@@ -87,6 +89,14 @@ bisect() {
 	wf_report_repairs last
 	scratch_worktree "$BISECT_TREE" "$bad"
 	git -C "$BISECT_TREE" bisect reset >/dev/null 2>&1 || true
+	# git bisect takes BAD's word for it: a BAD that passes would come out
+	# as the first bad commit, or fail git bisect run.  Test it first.
+	(cd "$BISECT_TREE" && "$WF_HOME/tools/bisect-run.sh") || rc=$?
+	if [[ $rc -eq 0 ]]; then
+		wf_run_end
+		die "BAD $(repo_git rev-parse --short=12 "$bad") ($(repo_git log -1 --format=%s "$bad")) passes the boot and the smoke test: it is not a bad commit, nothing to bisect"
+	fi
+	rc=0
 	git -C "$BISECT_TREE" bisect start "$bad" "$good" >/dev/null
 	out=$(cd "$BISECT_TREE" && git bisect run "$WF_HOME/tools/bisect-run.sh" 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -E '^bisect-run: |is the first bad commit|first bad commit could be any of|^[0-9a-f]{40}$' || true
