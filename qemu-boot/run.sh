@@ -160,91 +160,117 @@ judge_log() {
 	awk -v mode=verdict -f "$WF_HOME/qemu-boot/ktap.awk" "$log"
 }
 
-main() {
-	local initrd='' append='' timeout='' log='' accel=auto check='' cpus=1 kernel
-	local verdict start end rc=0 cpu=max
+# read_options ARGS...: INITRD, APPEND, TIMEOUT, LOG_PATH, ACCEL, CHECK
+# and CPUS from the options; the rest, the kernel image, in ARGS.  (LOG,
+# which the signal handlers read, is set when the guest starts.)
+read_options() {
+	local opt
+	INITRD='' APPEND='' TIMEOUT='' LOG_PATH='' ACCEL=auto CHECK='' CPUS=1 ARGS=()
 	while getopts 'i:a:t:l:A:c:n:' opt; do
 		case $opt in
-		i) initrd=$OPTARG ;;
-		a) append=$OPTARG ;;
-		t) timeout=$OPTARG ;;
-		l) log=$OPTARG ;;
-		A) accel=$OPTARG ;;
-		c) check=$OPTARG ;;
-		n) cpus=$OPTARG ;;
+		i) INITRD=$OPTARG ;;
+		a) APPEND=$OPTARG ;;
+		t) TIMEOUT=$OPTARG ;;
+		l) LOG_PATH=$OPTARG ;;
+		A) ACCEL=$OPTARG ;;
+		c) CHECK=$OPTARG ;;
+		n) CPUS=$OPTARG ;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
+	ARGS=("$@")
+}
+
+# choose_accel KERNEL: ACCEL (kvm when asked for or when auto and KVM
+# boots KERNEL, else tcg) and CPU, its -cpu; TIMEOUT defaults by it.
+choose_accel() {
+	CPU=max
+	# shellcheck disable=SC2310 # kvm_cpu's status is its answer
+	case $ACCEL in
+	auto) if kvm_cpu "$1"; then ACCEL=kvm CPU=$KVM_CPU; else ACCEL=tcg; fi ;;
+	kvm) kvm_cpu "$1" || fail_setup "KVM does not work here (probe failed)"; CPU=$KVM_CPU ;;
+	tcg) ;;
+	*) fail_setup "accelerator must be auto, kvm or tcg, not '$ACCEL'" ;;
+	esac
+	[[ -n $TIMEOUT ]] || { [[ $ACCEL == kvm ]] && TIMEOUT=60 || TIMEOUT=180; }
+}
+
+# qemu_command KERNEL: QEMU, the command line of the guest.
+qemu_command() {
+	QEMU=(qemu-system-x86_64 -M pc -m 512M -smp "$CPUS" -nodefaults
+		-display none -no-reboot -monitor none -serial "file:$LOG"
+		-kernel "$1" -initrd "$INITRD"
+		-append "console=ttyS0 panic=-1 loglevel=5 $APPEND")
+	if [[ $ACCEL == kvm ]]; then
+		QEMU+=(-accel kvm -cpu "$CPU")
+	elif [[ $CPUS -gt 1 ]]; then
+		QEMU+=(-accel 'tcg,thread=multi' -cpu max)
+	else
+		QEMU+=(-accel tcg -cpu max)
+	fi
+}
+
+# verdict_of RC: the verdict of a guest whose run ended with RC (124 or
+# 137: killed at the timeout), from its console log.
+verdict_of() {
+	if [[ $1 -eq 124 || $1 -eq 137 ]]; then
+		echo "FAIL: guest hung: killed after ${TIMEOUT}s (last line: $(last_line "$LOG"))"
+	elif [[ $1 -ne 0 ]]; then
+		echo "FAIL: qemu exited with status $1: $(head -n 1 "$LOG.qemu")"
+	else
+		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
+		judge_log "$LOG" || true
+	fi
+}
+
+main() {
+	local kernel verdict start end secs rc=0
+	read_options "$@"
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
 	BAD_PATTERNS=$(bad_console_patterns) || exit 2
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP
 	trap 'rm -f "$TMPFILE"' EXIT
-	if [[ -n $check ]]; then
+	if [[ -n $CHECK ]]; then
 		# A log from elsewhere (a raw serial capture) may have them.
-		[[ -r $check ]] || fail_setup "console log $check does not exist"
+		[[ -r $CHECK ]] || fail_setup "console log $CHECK does not exist"
 		TMPFILE=$(mktemp)
-		tr -d '\r' <"$check" >"$TMPFILE"
+		tr -d '\r' <"$CHECK" >"$TMPFILE"
 		judge_log "$TMPFILE"
 		return
 	fi
-	[[ $# -eq 1 ]] || usage
-	kernel=$1
+	[[ ${#ARGS[@]} -eq 1 ]] || usage
+	kernel=${ARGS[0]}
 	[[ -r $kernel ]] || fail_setup "kernel image $kernel does not exist"
 	command -v qemu-system-x86_64 >/dev/null ||
 		fail_setup "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
 	mkdir -p "$WF_CACHE/boot"
-	# shellcheck disable=SC2310 # kvm_cpu's status is its answer
-	case $accel in
-	auto) if kvm_cpu "$kernel"; then accel=kvm cpu=$KVM_CPU; else accel=tcg cpu=max; fi ;;
-	kvm) kvm_cpu "$kernel" || fail_setup "KVM does not work here (probe failed)"; cpu=$KVM_CPU ;;
-	tcg) cpu=max ;;
-	*) fail_setup "accelerator must be auto, kvm or tcg, not '$accel'" ;;
-	esac
-	[[ -n $timeout ]] || { [[ $accel == kvm ]] && timeout=60 || timeout=180; }
-	[[ $timeout =~ ^[0-9]+$ ]] || fail_setup "timeout '$timeout' is not a number of seconds"
-	[[ $cpus =~ ^[1-9][0-9]?$ ]] || fail_setup "CPUs '$cpus' is not a number from 1 to 99"
-	[[ -n $log ]] || log=$WF_CACHE/boot/console.log
-	if [[ -z $initrd ]]; then
+	choose_accel "$kernel"
+	[[ $TIMEOUT =~ ^[0-9]+$ ]] || fail_setup "timeout '$TIMEOUT' is not a number of seconds"
+	[[ $CPUS =~ ^[1-9][0-9]?$ ]] || fail_setup "CPUs '$CPUS' is not a number from 1 to 99"
+	[[ -n $LOG_PATH ]] || LOG_PATH=$WF_CACHE/boot/console.log
+	if [[ -z $INITRD ]]; then
 		TMPFILE=$(mktemp)
 		"$WF_HOME/qemu-boot/mkinitramfs.sh" -o "$TMPFILE" || exit 2
-		initrd=$TMPFILE
+		INITRD=$TMPFILE
 	fi
-	[[ -r $initrd ]] || fail_setup "initramfs $initrd does not exist"
-	local -a qemu=(qemu-system-x86_64 -M pc -m 512M -smp "$cpus" -nodefaults
-		-display none -no-reboot -monitor none -serial "file:$log"
-		-kernel "$kernel" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 loglevel=5 $append")
-	if [[ $accel == kvm ]]; then
-		qemu+=(-accel kvm -cpu "$cpu")
-	elif [[ $cpus -gt 1 ]]; then
-		qemu+=(-accel 'tcg,thread=multi' -cpu max)
-	else
-		qemu+=(-accel tcg -cpu max)
-	fi
-	info "booting $kernel ($accel -cpu $cpu -smp $cpus, timeout ${timeout}s, log $log)"
-	: >"$log"
-	LOG=$log
+	[[ -r $INITRD ]] || fail_setup "initramfs $INITRD does not exist"
+	LOG=$LOG_PATH
+	qemu_command "$kernel"
+	info "booting $kernel ($ACCEL -cpu $CPU -smp $CPUS, timeout ${TIMEOUT}s, log $LOG)"
+	: >"$LOG"
 	start=$(date +%s.%N)
 	# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-	guarded "$timeout" "$log.qemu" "${qemu[@]}" || rc=$?
+	guarded "$TIMEOUT" "$LOG.qemu" "${QEMU[@]}" || rc=$?
 	end=$(date +%s.%N)
-	strip_cr "$log"
-	local secs
+	strip_cr "$LOG"
 	secs=$(printf '%.1f' "$(echo "$end - $start" | bc)")
-	if [[ $rc -eq 124 || $rc -eq 137 ]]; then
-		verdict="FAIL: guest hung: killed after ${timeout}s (last line: $(last_line "$log"))"
-	elif [[ $rc -ne 0 ]]; then
-		verdict="FAIL: qemu exited with status $rc: $(head -n 1 "$log.qemu")"
-	else
-		# shellcheck disable=SC2310 # its status is its answer; it does not rely on set -e
-		verdict=$(judge_log "$log") || true
-	fi
-	info "$verdict [${secs}s, $accel]"
+	verdict=$(verdict_of "$rc")
+	info "$verdict [${secs}s, $ACCEL]"
 	[[ $verdict == PASS* ]] || {
-		tail -n 15 "$log" | sed 's/^/  | /' >&2
+		tail -n 15 "$LOG" | sed 's/^/  | /' >&2
 		return 1
 	}
 }
