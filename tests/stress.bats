@@ -100,7 +100,7 @@ stress() {
 	[[ $output != *"interrupted run"* ]]
 }
 
-@test "stress: a result is kept by tree, kernel and counts; -f and a new count run again" {
+@test "stress: a result is kept by tree, kernel, counts and code; -f and a new count run again" {
 	stress -P fuzz -C
 	[ "$status" -eq 0 ]
 	[[ $output == *"booting the debug kernel"* ]]
@@ -118,6 +118,19 @@ stress() {
 	run "$TOOLS/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -P fuzz -C
 	[ "$status" -eq 0 ]
 	[[ $output == *"booting the debug kernel"* ]]
+	# The code that keeps and writes the result is in the key: a copy of
+	# the workflow keeps it, an edit of either library runs again.
+	checks_copy
+	cp "$REPO_ROOT/branches.txt" "$COPY_TOP/"
+	run "$COPY_TOP/tools/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -P fuzz -C
+	[ "$status" -eq 0 ]
+	[[ $output == *"result kept from "* ]]
+	for lib in lib-stress-cache.sh lib-stress-report.sh; do
+		echo '# edited' >>"$COPY_TOP/tools/$lib"
+		run "$COPY_TOP/tools/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -P fuzz -C
+		[ "$status" -eq 0 ]
+		[[ $output == *"booting the debug kernel"* ]]
+	done
 }
 
 @test "stress: a failed result is kept as failed" {

@@ -41,9 +41,11 @@ result_key() {
 			"$tree" "$image" "$CALLS" "$SEED" "$SECS" "$TIMEOUT" "$cost" "$APPEND"
 		printf 'programs %s\n' "${PROGRAMS[*]}"
 		printf 'recorded %s\n' "$(vl_hash <"$RECORDED")"
-		# What builds, boots and judges the guests: whole directories, as
-		# validate hashes a check's (qemu-boot/ has the smoke test too).
-		for p in tools/stress.sh tools/build.sh tools/kbuild.sh qemu-boot; do
+		# What builds, boots and judges the guests, and keeps and writes
+		# the result: whole directories, as validate hashes a check's
+		# (qemu-boot/ has the smoke test too).
+		for p in tools/stress.sh tools/lib-stress-cache.sh tools/lib-stress-report.sh \
+			tools/build.sh tools/kbuild.sh qemu-boot; do
 			printf '%s %s\n' "$p" "$(vl_path_hash "$WF_HOME/$p")"
 		done
 		printf 'fragments %s\n' "$(vl_files_hash "${WF_CONFIGS_DIR:-$WF_HOME/configs}/debug.config" \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What the mail of tools/submit.sh says: the sender and the sign-offs,
 # the cover letter and its changelog, the patches as b4 writes them (and
-# the check that they apply back to the same tree).  Sourced, never run.
+# the check that they apply back to the same tree); and what b4 keeps of
+# the revisions sent (their tags, the change-id), restored from
+# cover-letters/sent/.  Sourced, never run.
 # shellcheck shell=bash
 
 # use_sender 'NAME <EMAIL>': the identity of git and b4 for this run
@@ -242,4 +244,66 @@ round_trip() {
 	done
 	[[ -z $bad ]] || die "round trip: ${bad%; }"
 	b4_git log --reverse --format=%T "$B4_BASE..$head" | paste -sd ' ' 
+}
+
+# --- the revisions sent, in the b4 repo -------------------------------------
+
+# restore_sent_tags: the tag sent/<topic>-vK of each revision recorded in
+# cover-letters/sent/ (b4 prep --compare-to reads it), rebuilt from the
+# record (git am -s of its patches onto its base) when missing or not the
+# recorded tree; tags of revisions not recorded there are dropped.
+restore_sent_tags() {
+	local tag k base want have rec
+	for tag in $(b4_git tag -l "sent/$TOPIC_NAME-v*"); do
+		[[ -f $SENT_DIR/v${tag##*-v}/record ]] || b4_git tag -d "$tag" >/dev/null
+	done
+	for k in $(sent_revisions); do
+		tag=sent/$TOPIC_NAME-v$k rec=cover-letters/$WF_BRANCH/sent/v$k
+		want=$(sent_field "$k" tip-tree)
+		# shellcheck disable=SC2310 # b4_git is one git command
+		have=$(b4_git rev-parse -q --verify "refs/tags/$tag^{tree}" || true)
+		[[ -n $have && ( -z $want || $have == "$want" ) ]] && continue
+		base=$(sent_field "$k" base-commit)
+		[[ $base =~ ^[0-9a-f]{40}$ ]] || die "$rec/record: no base-commit"
+		# shellcheck disable=SC2310 # b4_git is one git command, sent_field one pipeline
+		b4_git cat-file -e "$base^{commit}" 2>/dev/null ||
+			b4_git fetch -q --no-tags "$WF_REPO" "+refs/tags/$(sent_field "$k" base-tag):refs/wf/sent-base" 2>/dev/null || true
+		# shellcheck disable=SC2310 # b4_git is one git command
+		b4_git cat-file -e "$base^{commit}" 2>/dev/null ||
+			die "$rec: its base $(sent_field "$k" base-tag) ($base) is not in $WF_REPO (import it: make base)"
+		b4_git checkout -q --detach "$base"
+		# shellcheck disable=SC2310 # b4_git is one git command
+		if ! b4_git am -q -s "$SENT_DIR/v$k/patches.mbox" >>"$B4_LOG" 2>&1; then
+			# shellcheck disable=SC2310 # b4_git is one git command
+			b4_git am --abort >/dev/null 2>&1 || true
+			b4_git checkout -q "$TOPIC_NAME"
+			die "$rec/patches.mbox does not apply to its base $base (log: $B4_LOG)"
+		fi
+		have=$(b4_git rev-parse 'HEAD^{tree}')
+		[[ -z $want || $have == "$want" ]] || {
+			b4_git checkout -q "$TOPIC_NAME"
+			die "$rec/patches.mbox gives tree $have, its record says $want"
+		}
+		{
+			cat "$SENT_DIR/v$k/cover.txt"
+			printf '\n---\nbase-commit: %s\nchange-id: %s\n' "$base" "$(sent_field "$k" change-id)"
+		} | b4_git tag -f -a -F - "$tag" HEAD >/dev/null
+		b4_git checkout -q "$TOPIC_NAME"
+		info "v$k: tag $tag rebuilt from $rec"
+	done
+}
+
+# use_recorded_change_id: the change-id of the last recorded revision, so
+# that a fresh b4 enrollment continues the series.
+use_recorded_change_id() {
+	local last cid tracking
+	last=$(sent_revisions | tail -n 1)
+	[[ -n $last ]] || return 0
+	cid=$(sent_field "$last" change-id)
+	[[ -n $cid ]] || die "cover-letters/$WF_BRANCH/sent/v$last/record: no change-id"
+	tracking=$(b4_git config "branch.$TOPIC_NAME.b4-tracking")
+	[[ $(jq -r '.series["change-id"]' <<<"$tracking") == "$cid" ]] && return 0
+	b4_git config "branch.$TOPIC_NAME.b4-tracking" \
+		"$(jq -c --arg c "$cid" '.series["change-id"] = $c' <<<"$tracking")"
+	info "change-id $cid (recorded with v$last)"
 }
