@@ -59,11 +59,27 @@ setup() {
 }
 
 @test "trees: all applying gives exit 0; nothing fetched is left in the cache repo" {
-	sed -i '/^tree tip/d' "$WF_TOP/branches.txt"
+	sed -i -e '/^tree tip/d' -e '/^tree gone/d' "$WF_TOP/branches.txt"
 	run "$TOOLS/trees.sh"
 	[ "$status" -eq 0 ]
 	[[ $output != *CONFLICT* ]]
 	[[ $(git -C "$WF_REPO" for-each-ref) != *refs/trees/* ]]
+}
+
+@test "trees: a tree that cannot be fetched is an infrastructure error, exit 3, unless a patch conflicts" {
+	# (offline, every tree: nothing checked is not a pass)
+	local line="trees: infrastructure error: 1 tree(s) could not be fetched (gone): the patches they take were not checked"
+	cp "$WF_TOP/branches.txt" "$BATS_TEST_TMPDIR/branches.txt"
+	sed -i '/^tree tip/d' "$WF_TOP/branches.txt"
+	run "$TOOLS/trees.sh"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "${lines[-1]}" = "$line" ]
+	# A conflict elsewhere is the verdict: exit 1, the skip still said.
+	cp "$BATS_TEST_TMPDIR/branches.txt" "$WF_TOP/branches.txt"
+	run "$TOOLS/trees.sh"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "$line" ]
 }
 
 @test "trees and other-base: a missing or empty patch directory is named in one line, nothing checked" {

@@ -129,6 +129,7 @@ check_tree() {
 			info "$name: cannot fetch ($why): using the copy fetched before"
 		else
 			ROWS+=("$name|$branch|-|SKIPPED: cannot fetch ${TREE_URLS[t]}: $why")
+			UNFETCHED+=("$name")
 			return 0
 		fi
 	fi
@@ -186,7 +187,7 @@ write_report() {
 
 main() {
 	local tmp t
-	ROWS=() ROBOT=() TOGETHER=() RC=0
+	ROWS=() ROBOT=() TOGETHER=() UNFETCHED=() RC=0
 	read_options "$@"
 	lines_of PATCHES patch_files
 	[[ ${#PATCHES[@]} -gt 0 ]] || die "no patches in $TOPIC_PATCHDIR/: nothing to check"
@@ -200,6 +201,13 @@ main() {
 		check_tree "$t" "$tmp"
 	done
 	write_report
+	# A tree not fetched checked nothing: not a pass (a conflict
+	# elsewhere is still the verdict).
+	if [[ ${#UNFETCHED[@]} -gt 0 ]]; then
+		printf '%s: infrastructure error: %s tree(s) could not be fetched (%s): the patches they take were not checked\n' \
+			"$WF_PROG" "${#UNFETCHED[@]}" "${UNFETCHED[*]}" | tee -a "$REPORT"
+		[[ $RC -ne 0 ]] || RC=3
+	fi
 	return "$RC"
 }
 
