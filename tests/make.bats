@@ -154,7 +154,7 @@ fake_stages() {
 	[ "$(cat "$summary")" = "1 passed, 0 failed, 0 skipped" ]
 }
 
-@test "tests: suites run in WF_TEST_JOBS lanes at once; a failure in any lane fails the run; faults.bats alone" {
+@test "tests: suites run in WF_TEST_JOBS lanes at once (two by default); a failure in any lane fails the run; faults.bats alone" {
 	local d=$BATS_TEST_TMPDIR/suites summary=$BATS_TEST_TMPDIR/summary
 	mkdir -p "$d"
 	# Each test notes when it starts and ends, a second apart.
@@ -182,6 +182,15 @@ fake_stages() {
 	WF_TEST_JOBS=1 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" 3>&-
 	[ "$status" -eq 0 ]
 	[ "$(awk '{ print $1 }' "$d/log" | tr '\n' ' ')" = "start end start end " ]
+	# By default, two lanes on two CPUs or more, else one.
+	rm "$d/log"
+	WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" 3>&-
+	[ "$status" -eq 0 ]
+	if [ "$(nproc)" -ge 2 ]; then
+		[ "$(awk '{ print $1 }' "$d/log" | head -n 2 | tr '\n' ' ')" = "start start " ]
+	else
+		[ "$(awk '{ print $1 }' "$d/log" | tr '\n' ' ')" = "start end start end " ]
+	fi
 	WF_TEST_JOBS=lots run "$REPO_ROOT/tests/run.sh" "$d/a.bats" 3>&-
 	[ "$status" -eq 2 ]
 	[ "$output" = "run.sh: error: WF_TEST_JOBS must be a number of lanes, not 'lots'" ]
