@@ -96,13 +96,16 @@ start_in_group() {
 }
 
 # sleep_unless_ended MS: sleep MS milliseconds, or less when the run
-# started by start_in_group ends first (then fails, RAN its duration).
+# started by start_in_group ends first (then fails).  RAN: how long the
+# run has taken so far (MS when it outlived the sleep; a run that ends
+# just after it took about that).
 sleep_unless_ended() {
 	local sleeper ended=''
 	sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))" &
 	sleeper=$!
 	wait -n -p ended "$PID" "$sleeper" 2>/dev/null || true
 	if [[ $ended == "$sleeper" ]]; then
+		RAN=$1
 		return 0
 	fi
 	RAN=$(($(now_ms) - RUN_T0))

@@ -298,7 +298,8 @@ begin_run() {
 }
 
 # continue_port: CONTINUE=1: on from where the port stopped, with the
-# fixups made since saved; DONE=1 when a finished port has nothing new.
+# fixups made since saved; a finished port with nothing new ends the
+# run here (exit 0).
 continue_port() {
 	case ${ST[status]:-none} in
 	none) refuse "no port from $FROM to $TO to continue (run: make port FROM=$FROM TO=$TO)" ;;
@@ -306,8 +307,7 @@ continue_port() {
 		if [[ -z $(git -C "$TREE" rev-list "${ST[result]}..HEAD") ]]; then
 			wf_run_end
 			info "the port from $FROM to $TO is done, nothing to continue ($TO_PATCHDIR/ is written)"
-			DONE=1
-			return 0
+			exit 0
 		fi
 		check_to_branch
 		save_new_fixups
@@ -340,7 +340,6 @@ run_port() {
 }
 
 main() {
-	DONE=0
 	read_options "$@"
 	set_paths
 	[[ $MODE != abort || -d $PORT_DIR ]] || die "no port from $FROM to $TO to drop"
@@ -352,10 +351,7 @@ main() {
 		wf_run_end
 		return 0
 		;;
-	continue)
-		continue_port
-		[[ $DONE -eq 0 ]] || return 0
-		;;
+	continue) continue_port ;;
 	run) run_port ;;
 	esac
 	[[ ${ST[status]} != stopped ]] || continue_stopped
