@@ -85,6 +85,7 @@ main() {
 		echo "dir /dev 0755 0 0"
 		echo "nod /dev/console 0600 0 0 c 5 1"
 		echo "dir /proc 0555 0 0"
+		echo "dir /tmp 1777 0 0"
 		echo "dir /tests 0755 0 0"
 		echo "file /init $init 0755 0 0"
 		if [[ $with32 -eq 1 ]]; then

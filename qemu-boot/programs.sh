@@ -7,9 +7,12 @@
 # NAME is one of the guest programs of qemu-boot/ (smoke, fuzz, threads,
 # cost; NAME_32 is the 32-bit build, which goes through the compat entry
 # point) or kselftest / kselftest_32, the series' own
-# tools/testing/selftests/sysctl/sysctl_syscall.c of the kernel tree SRC
-# (skipped, with a warning, when SRC has none: the commits before the
-# series' kselftest).  Each lands in DIR under its name in /tests, with
+# tools/testing/selftests/sysctl/sysctl_syscall.c of the kernel tree SRC,
+# built by that directory's own Makefile, as "make kselftest" and the
+# test robots build it (CC="gcc -static": the guest has no C library),
+# which builds sysctl_syscall and, where gcc can build a 32-bit program,
+# sysctl_syscall_32 (skipped, with a warning, when SRC has no test, or
+# its Makefile builds no such program: the commits before them).  Each lands in DIR under its name in /tests, with
 # the number that orders it there (/init runs /tests in name order):
 # 00-smoke_32, 10-sysctl_syscall, 11-sysctl_syscall_32, 20-fuzz, 21-fuzz_32,
 # 30-threads, 31-threads_32, 40-cost, 41-cost_32.  The path of each
@@ -22,9 +25,6 @@ set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
 SELFTEST=tools/testing/selftests/sysctl/sysctl_syscall.c
-# The kselftest harness is not -Wextra clean: -Wall only, as kselftest's
-# own Makefile builds it.
-SELFTEST_CFLAGS=(-static -O2 -Wall)
 CFLAGS=(-static -O2 -Wall -Wextra -Werror)
 
 # fail MESSAGE: one line, exit 2 (the guest could not be made: no test ran).
@@ -44,8 +44,8 @@ program() {
 	case $1 in
 	smoke) echo "00-smoke $here/smoke.c -Os" ;;
 	smoke_32) echo "00-smoke_32 $here/smoke.c -Os -m32" ;;
-	kselftest) echo "10-sysctl_syscall SELFTEST" ;;
-	kselftest_32) echo "11-sysctl_syscall_32 SELFTEST -m32" ;;
+	kselftest) echo "10-sysctl_syscall SELFTEST sysctl_syscall" ;;
+	kselftest_32) echo "11-sysctl_syscall_32 SELFTEST sysctl_syscall_32" ;;
 	fuzz) echo "20-fuzz $here/fuzz.c" ;;
 	fuzz_32) echo "21-fuzz_32 $here/fuzz.c -m32" ;;
 	threads) echo "30-threads $here/threads.c -pthread" ;;
@@ -72,6 +72,18 @@ compile_link() {
 	return "$rc"
 }
 
+# selftest_make DIR SRC: the programs of SRC's kselftest directory, built
+# by its Makefile into DIR/.kselftest (once per run); fails with make's
+# messages on stderr.
+selftest_make() {
+	local out=$1/.kselftest
+	local -a cc=(gcc)
+	[[ ! -d $out ]] || return 0
+	! command -v ccache >/dev/null || cc=(ccache gcc)
+	mkdir -p "$out"
+	make -s -C "$2/${SELFTEST%/*}" OUTPUT="$out" CC="${cc[*]} -static" >&2
+}
+
 # build DIR SRC NAME: compile NAME into DIR; print its path.
 build() {
 	local dir=$1 src=$2 file source rest spec
@@ -86,9 +98,13 @@ build() {
 			NO_SELFTEST=1
 			return 0
 		fi
-		# shellcheck disable=SC2310 # its status is the answer: the program built
-		compile_link "$dir/$file" "$src/$SELFTEST" "${SELFTEST_CFLAGS[@]}" "${flags[@]}" \
-			-I"$src/tools/testing/selftests" -- -lpthread || fail "cannot build $SELFTEST ($3)"
+		# shellcheck disable=SC2310 # its status is the answer: the programs built
+		selftest_make "$dir" "$src" || fail "cannot build $SELFTEST with its Makefile ($3)"
+		if [[ ! -x $dir/.kselftest/$rest ]]; then
+			info "warning: the Makefile of ${SELFTEST%/*} in $src builds no $rest: not in the guest"
+			return 0
+		fi
+		mv "$dir/.kselftest/$rest" "$dir/$file"
 	else
 		# shellcheck disable=SC2310 # its status is the answer: the program built
 		compile_link "$dir/$file" "$source" "${CFLAGS[@]}" "${flags[@]}" || fail "cannot build $source ($3)"
@@ -116,6 +132,7 @@ main() {
 	for name in "$@"; do
 		build "$dir" "$src" "$name"
 	done
+	rm -rf "$dir/.kselftest"
 }
 
 main "$@"

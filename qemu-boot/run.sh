@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Boot a kernel in QEMU with the smoke test as /init and judge the result.
 #
-#   qemu-boot/run.sh [-i INITRAMFS] [-a APPEND] [-t SECONDS] [-l LOG]
+#   qemu-boot/run.sh [-i INITRAMFS] [-a APPEND] [-d] [-t SECONDS] [-l LOG]
 #                    [-A auto|kvm|tcg] [-n CPUS] BZIMAGE
 #   qemu-boot/run.sh -c LOG          judge an existing console log only
 #
+# The series' sysctl(2) is off unless the kernel is booted with
+# sysctl_syscall=on: every guest gets it, and SYSCTL_SYSCALL_TEST_LOG=1
+# (the guest is a test machine: the kselftest may use up a name's line
+# of the kernel log), before APPEND, which may turn it off again; -d
+# boots with neither, to see the kernel's default.
 # Without -i, the initramfs is built by mkinitramfs.sh.  KVM is used only
 # when a probe (a boot sector that exits through isa-debug-exit) shows it
 # works; otherwise TCG, multi-threaded when the guest has more than one
@@ -28,7 +33,7 @@ GUEST_PID='' GUARDED='' LOG='' INTERRUPTED='' TMPFILE=''
 
 usage() {
 	cat >&2 <<-'EOF'
-	usage: qemu-boot/run.sh [-i INITRAMFS] [-a APPEND] [-t SECONDS] [-l LOG]
+	usage: qemu-boot/run.sh [-i INITRAMFS] [-a APPEND] [-d] [-t SECONDS] [-l LOG]
 	                        [-A auto|kvm|tcg] [-n CPUS] BZIMAGE
 	       qemu-boot/run.sh -c LOG
 	EOF
@@ -160,16 +165,21 @@ judge_log() {
 	awk -v mode=verdict -f "$WF_HOME/qemu-boot/ktap.awk" "$log"
 }
 
+# The parameters every guest boots with, unless -d: sysctl(2) on, and
+# the kselftest's log case allowed.
+SERIES_APPEND='sysctl_syscall=on SYSCTL_SYSCALL_TEST_LOG=1'
+
 # read_options ARGS...: INITRD, APPEND, TIMEOUT, LOG_PATH, ACCEL, CHECK
 # and CPUS from the options; the rest, the kernel image, in ARGS.  (LOG,
 # which the signal handlers read, is set when the guest starts.)
 read_options() {
-	local opt
+	local opt default=''
 	INITRD='' APPEND='' TIMEOUT='' LOG_PATH='' ACCEL=auto CHECK='' CPUS=1 ARGS=()
-	while getopts 'i:a:t:l:A:c:n:' opt; do
+	while getopts 'i:a:dt:l:A:c:n:' opt; do
 		case $opt in
 		i) INITRD=$OPTARG ;;
 		a) APPEND=$OPTARG ;;
+		d) default=1 ;;
 		t) TIMEOUT=$OPTARG ;;
 		l) LOG_PATH=$OPTARG ;;
 		A) ACCEL=$OPTARG ;;
@@ -180,6 +190,7 @@ read_options() {
 	done
 	shift $((OPTIND - 1))
 	ARGS=("$@")
+	[[ -n $default ]] || APPEND="$SERIES_APPEND${APPEND:+ $APPEND}"
 }
 
 # choose_accel KERNEL: ACCEL (kvm when asked for or when auto and KVM

@@ -29,7 +29,10 @@
  *  - "enosys" (CONFIG_SYSCTL_SYSCALL=n): one more test, that sysctl(2)
  *    is absent (ENOSYS), which fails when it answers;
  *  - "noproc" (CONFIG_PROC_SYSCTL=n): that test, and /proc/sys is absent
- *    in place of the /proc/sys/kernel/ostype test.
+ *    in place of the /proc/sys/kernel/ostype test;
+ *  - "complete" (the commit wires sysctl(2) up and the kernel turns it
+ *    on): one more test, that sysctl(2) answers, and a probed name that
+ *    is not translated (ENOTDIR) fails instead of being skipped.
  * Any other value fails a test.
  *
  * GUEST_SYSCTL_NR=N in the environment makes it, and the programs of
@@ -86,6 +89,8 @@ static const struct probe probes[] = {
 };
 
 static int translated;
+/* SMOKE_EXPECT=complete: every probed name must be translated. */
+static int want_complete;
 
 /* Reads /proc/sys/<path> into buf; returns its length or -errno. */
 static ssize_t read_proc(const char *path, char *buf, size_t size)
@@ -221,6 +226,11 @@ static void check_probe(const struct probe *p, int present)
 	}
 	err = guest_sysctl(p->name, p->nlen, got, &oldlen, NULL, 0);
 	tlen = read_proc(p->path, text, sizeof(text));
+	if (err == ENOTDIR && want_complete) {
+		ktap_result(0, "- sysctl(2) reads %s: not translated (ENOTDIR), though SMOKE_EXPECT=complete",
+			    p->path);
+		return;
+	}
 	if (err == ENOTDIR) {
 		ktap_result_skip_why("not translated at this commit",
 				     "- sysctl(2) reads %s", p->path);
@@ -441,16 +451,22 @@ static void run_checks(void)
 			check_proc_absent();
 		else
 			check_proc_ostype();
+	} else if (!strcmp(expect, "complete")) {
+		want_complete = 1;
+		ktap_result(present,
+			    "- sysctl(2) answers, as SMOKE_EXPECT=complete says%s",
+			    present ? "" : ": ENOSYS");
+		check_proc_ostype();
 	} else {
 		ktap_result(0,
-			    "- SMOKE_EXPECT=%s: unknown (enosys, noproc or empty)",
+			    "- SMOKE_EXPECT=%s: unknown (enosys, noproc, complete or empty)",
 			    expect);
 		check_proc_ostype();
 	}
 	for (i = 0; i < ARRAY_SIZE(probes); i++)
 		check_probe(&probes[i], present);
 	check_arguments(present);
-	if (getpid() == 1 && (!expect || !*expect))
+	if (getpid() == 1 && (!expect || !*expect || want_complete))
 		check_without_proc(present);
 	ktap_print("translated %d of %zu probed names", translated,
 		   ARRAY_SIZE(probes));

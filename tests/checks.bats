@@ -212,19 +212,19 @@ commit_tool() {
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","sparse","boot","off","nonet","i386","noproc","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","sparse","boot","off","nonet","i386","noproc","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/kconfig" "$CHECKS/w1" "$CHECKS/clang" "$copy/"
 	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,kconfig,w1,clang
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	for check in codespell kernel-doc w1 clang; do [ "$(cell 1 $check)" = pass ]; done
 	# (the fixture's commit changes no Kconfig file: kconfig.bats tests it)
 	[ "$(cell 1 kconfig)" = skip ]
 	# Their columns in the report's tables (as many as 100 columns need),
 	# in the runner's order.
 	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu guest-boot guest-off guest-nonet guest-i386 guest-noproc" ]
+		"checkpatch recipients codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu abi guest-boot guest-off guest-nonet guest-i386 guest-noproc" ]
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }
 
@@ -327,4 +327,39 @@ commit_tool() {
 	[ "$status" -eq 0 ]
 	[ "$(cell 1 clang)" = pass ]
 	[[ $(reason 1 clang) == "2 clang warning(s) in boot, none new (against the base, tree "*")" ]]
+}
+
+# commit_by AUTHOR FILE TEXT: a commit by AUTHOR ("Name <addr>") that
+# writes TEXT to FILE.
+commit_by() {
+	mkdir -p "$(dirname "$WF_REPO/$2")"
+	printf '%s\n' "$3" >"$WF_REPO/$2"
+	git -C "$WF_REPO" add -f "$2"
+	git -C "$WF_REPO" -c user.name=C -c user.email=c@example.org commit -q --author="$1" -m "sysctl: Change $2" -m "Why."
+}
+
+@test "recipients: a patch whose only To: would be its author fails; one under a MAINTAINERS entry passes" {
+	printf '%s\n' 'SYSCTL FIXTURE' 'M:	Jane Maintainer <jane@maintainers.test>' \
+		'L:	fixture@lists.test' 'S:	Maintained' 'F:	kernel/names.c' '' \
+		'THE REST' 'M:	Linus Torvalds <torvalds@linux-foundation.org>' \
+		'L:	linux-kernel@vger.kernel.org' 'S:	Buried alive in reporters' 'F:	*' 'F:	*/' >"$WF_REPO/MAINTAINERS"
+	git -C "$WF_REPO" add -f MAINTAINERS
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -m "Add MAINTAINERS"
+	# A file no entry covers: To: would be the author alone (THE REST's
+	# M: is Linus, whom b4 leaves out).
+	commit_by 'Ann Author <ann@authors.test>' kernel/other.c 'int other;'
+	run_check recipients
+	echo "$output"; cat "$BATS_TEST_TMPDIR/recipients/"* 2>/dev/null || true
+	[ "$status" -eq 1 ]
+	[ "$output" = "To: would be the author alone: get_maintainer.pl names no maintainer for kernel/other.c" ]
+	# A file of the entry: its maintainer.
+	commit_by 'Ann Author <ann@authors.test>' kernel/names.c 'int names;'
+	run_check recipients
+	[ "$status" -eq 0 ]
+	[ "$output" = "To: 1 maintainer(s) (jane@maintainers.test)" ]
+	# The maintainer's own patch: no maintainer other than its author.
+	commit_by 'Jane Maintainer <Jane@Maintainers.test>' kernel/names.c 'int names2;'
+	run_check recipients
+	[ "$status" -eq 1 ]
+	[[ $output == "To: would be the author alone: "* ]]
 }

@@ -39,7 +39,7 @@ CHECK
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = \
-		'["checkpatch","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
+		'["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
 	[ "$(reason 1 probe-boot)" = "probe-boot: config boot, build boot, 64-bit" ]
 	[ "$(reason 1 probe-i386)" = "probe-i386: config i386, build i386, 32-bit" ]
 	# -c probe selected its two results and the builds they need, no more.
@@ -49,11 +49,11 @@ CHECK
 	[ "$(cell 1 guest-off)" = skip ]
 	# Every column within 100: the columns that do not fit go to a second table.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
-	# (a subject of at least 20 columns: 7, 7 and 4 columns)
+	# (a subject of at least 20 columns: 6, 8, 5 and 3 columns)
 	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 4 ]
-	grep -qE '^#   commit +subject +nonet +i386 +noproc w1 +clang +qemu +guest-boot$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +guest-off guest-nonet guest-i386 guest-noproc probe-boot$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +probe-i386$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +boot +off +nonet +i386 +noproc w1 +clang +qemu$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +abi +guest-boot guest-off guest-nonet guest-i386$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +guest-noproc probe-boot probe-i386$' "$OUT/report.txt"
 	# The declarations a runner must refuse, in one line each.
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
@@ -170,20 +170,20 @@ CHECK
 	grep -q '^# sysctl(2) is absent (ENOSYS)$' "$(console 3 guest-off)"
 }
 
-@test "guest: the boot kernel booted with sysctl_syscall=off must not answer; one that ignores the switch fails" {
+@test "guest: the boot kernel booted with its default must not answer; one on by default fails" {
 	require STRACE
 	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl(2) answers\\n");\n&/' \
 		"sysctl: Answer"
-	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl_syscall= ignored\\n");\n&/' \
-		"sysctl: Answer whatever the kernel command line says"
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl(2) on by default\\n");\n&/' \
+		"sysctl: Answer without sysctl_syscall=on"
 	validate -c guest-boot
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$(cell 1 guest-boot)" = pass ]
-	[ "$(reason 1 guest-boot)" = "boots; the smoke test passes (x86_64 /init, sysctl_syscall=off, SMOKE_EXPECT=enosys), 0 of 13 names translated" ]
+	[ "$(reason 1 guest-boot)" = "boots; the smoke test passes (x86_64 /init, the kernel's default (no sysctl_syscall=), SMOKE_EXPECT=enosys), 0 of 13 names translated" ]
 	grep -q '^# sysctl(2) is absent (ENOSYS)$' "$(console 1 guest-boot)"
 	[ "$(cell 2 guest-boot)" = fail ]
-	[[ $(reason 2 guest-boot) == "boot failed (x86_64 /init, sysctl_syscall=off, SMOKE_EXPECT=enosys): FAIL: "*"not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=enosys says: it answers" ]]
+	[[ $(reason 2 guest-boot) == "boot failed (x86_64 /init, the kernel's default (no sysctl_syscall=), SMOKE_EXPECT=enosys): FAIL: "*"not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=enosys says: it answers" ]]
 }
 
 @test "guest: noproc passes without /proc/sys, fails on the commit where it appears, and needs its expectation" {
@@ -278,7 +278,7 @@ CHECK
 	[[ $output == *"not ok 2 - /proc/sys is absent, as SMOKE_EXPECT=noproc says (it is there)"* ]]
 	SMOKE_EXPECT=enosis run "$BATS_TEST_TMPDIR/smoke"
 	[ "$status" -eq 1 ]
-	[[ $output == *"not ok 1 - SMOKE_EXPECT=enosis: unknown (enosys, noproc or empty)"* ]]
+	[[ $output == *"not ok 1 - SMOKE_EXPECT=enosis: unknown (enosys, noproc, complete or empty)"* ]]
 	# Unset and empty give the same lines (the qemu check's, the
 	# kselftest's): no test is added.
 	run env -u SMOKE_EXPECT "$BATS_TEST_TMPDIR/smoke"
@@ -286,6 +286,23 @@ CHECK
 	SMOKE_EXPECT='' run "$BATS_TEST_TMPDIR/smoke"
 	[ "$output" = "$unset_out" ]
 	[[ $output == *"1..21"* ]]
+}
+
+@test "smoke: SMOKE_EXPECT=complete fails on ENOSYS and on a name not translated, which is a skip without it" {
+	require STRACE
+	gcc -static -Os -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/smoke" "$QEMU_BOOT/smoke.c"
+	# This host's ENOSYS.
+	SMOKE_EXPECT=complete run strace -qq -o /dev/null -e trace=_sysctl -e inject=_sysctl:error=ENOSYS "$BATS_TEST_TMPDIR/smoke"
+	[ "$status" -eq 1 ]
+	[[ $output == *"not ok 1 - sysctl(2) answers, as SMOKE_EXPECT=complete says: ENOSYS"* ]]
+	# Every name ENOTDIR: not translated.
+	SMOKE_EXPECT=complete run strace -qq -o /dev/null -e trace=_sysctl -e inject=_sysctl:error=ENOTDIR "$BATS_TEST_TMPDIR/smoke"
+	[ "$status" -eq 1 ]
+	[[ $output == *"ok 1 - sysctl(2) answers, as SMOKE_EXPECT=complete says"* ]]
+	[[ $output == *"not ok 3 - sysctl(2) reads kernel/ostype: not translated (ENOTDIR), though SMOKE_EXPECT=complete"* ]]
+	# Without it, the same kernel is a commit before the names come.
+	run strace -qq -o /dev/null -e trace=_sysctl -e inject=_sysctl:error=ENOTDIR "$BATS_TEST_TMPDIR/smoke"
+	[[ $output == *"ok 2 - sysctl(2) reads kernel/ostype # SKIP not translated at this commit"* ]]
 }
 
 @test "guest: the real kernels of WF_TEST_KERNELS boot with their expectations" {
@@ -301,4 +318,103 @@ CHECK
 		[ "$status" -eq 0 ]
 		[[ $output == "boots; the smoke test passes"* ]]
 	done
+}
+
+# wire_tables 64 32: commit syscall tables that point sysctl(2)'s x86_64
+# and i386 numbers at sys_sysctl (1) or sys_ni_syscall (0).
+wire_tables() {
+	local d=$WF_REPO/arch/x86/entry/syscalls e64=sys_ni_syscall e32=sys_ni_syscall
+	[[ $1 -eq 0 ]] || e64=sys_sysctl
+	[[ $2 -eq 0 ]] || e32=$(printf 'sys_sysctl\t\t\tcompat_sys_sysctl')
+	mkdir -p "$d"
+	printf '155\tcommon\tpivot_root\t\tsys_pivot_root\n156\t64\t_sysctl\t\t\t%s\n' "$e64" >"$d/syscall_64.tbl"
+	printf '148\ti386\tfdatasync\t\tsys_fdatasync\n149\ti386\t_sysctl\t\t\t%s\n' "$e32" >"$d/syscall_32.tbl"
+	git -C "$WF_REPO" add -f arch/x86/entry/syscalls
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "x86/syscalls: Wire up sysctl(2) ($1 $2)" -m "Why."
+}
+
+@test "abi: ENOSYS for both widths before the wiring, all of it after; one width alone or an early answer fails" {
+	require STRACE
+	# 1: not wired, and ENOSYS with sysctl_syscall=on: a pass.
+	wire_tables 0 0
+	# 2: an answer before the wiring (the kernel answers): a fail.
+	validate_commit_edit kernel/main.c 's/^\tprintf("1..1\\n");/\tprintf("fixture: sysctl(2) answers\\n");\n&/' \
+		"sysctl: Answer before the call is wired up"
+	# 3: x86_64 wired up, i386 not: a fail without a boot.
+	wire_tables 1 0
+	# 4: both wired up: every probed name must answer (the fixture's
+	# answer is EPERM): a fail.
+	wire_tables 1 1
+	# 5: both wired up, and sysctl(2) not answering: a fail.
+	validate_commit_edit kernel/main.c '/fixture: sysctl(2) answers/d' "sysctl: Stop answering"
+	validate -c abi
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 abi)" = pass ]
+	[ "$(reason 1 abi)" = "not wired up yet: ENOSYS for 64 and 32-bit callers with sysctl_syscall=on" ]
+	[ "$(cell 2 abi)" = fail ]
+	[[ $(reason 2 abi) == "SMOKE_EXPECT=enosys: FAIL: "*"not ok 1 - sysctl(2) is absent (ENOSYS), as SMOKE_EXPECT=enosys says: it answers" ]]
+	[ "$(cell 3 abi)" = fail ]
+	[ "$(reason 3 abi)" = "sysctl(2) is wired up for x86_64 callers only: both widths must answer from the same commit" ]
+	[ ! -e "$(console 3 abi)" ]
+	[ "$(cell 4 abi)" = fail ]
+	[[ $(reason 4 abi) == "SMOKE_EXPECT=complete: FAIL: "* ]]
+	grep -q '^not ok [0-9]* - sysctl(2) reads kernel/ostype: Operation not permitted$' "$(console 4 abi)"
+	[ "$(cell 5 abi)" = fail ]
+	grep -q '^not ok 1 - sysctl(2) answers, as SMOKE_EXPECT=complete says: ENOSYS$' "$(console 5 abi)"
+}
+
+# fake_qemu: a stand-in qemu-system-x86_64 first in PATH that writes its
+# kernel command line and a passing TAP run to the console log.
+fake_qemu() {
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64" <<'QEMU'
+#!/bin/sh
+while [ $# -gt 0 ]; do
+	case $1 in -serial) log=${2#file:} ;; -append) append=$2 ;; esac
+	shift
+done
+printf 'cmdline: %s\nTAP version 13\nok 1 - booted\n1..1\n' "$append" >"$log"
+QEMU
+	chmod +x "$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
+	: >"$BATS_TEST_TMPDIR/bzImage"
+	: >"$BATS_TEST_TMPDIR/initramfs.cpio"
+}
+
+@test "runner: every guest boots with sysctl_syscall=on before its own parameters; -d with the kernel's default" {
+	fake_qemu
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -A tcg -i "$BATS_TEST_TMPDIR/initramfs.cpio" \
+		-l "$BATS_TEST_TMPDIR/console.log" -a 'SMOKE_EXPECT=enosys sysctl_syscall=off' "$BATS_TEST_TMPDIR/bzImage"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'cmdline: console=ttyS0 panic=-1 loglevel=5 sysctl_syscall=on SYSCTL_SYSCALL_TEST_LOG=1 SMOKE_EXPECT=enosys sysctl_syscall=off' \
+		"$BATS_TEST_TMPDIR/console.log"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -A tcg -d -i "$BATS_TEST_TMPDIR/initramfs.cpio" \
+		-l "$BATS_TEST_TMPDIR/console.log" -a 'SMOKE_EXPECT=enosys' "$BATS_TEST_TMPDIR/bzImage"
+	[ "$status" -eq 0 ]
+	grep -qx 'cmdline: console=ttyS0 panic=-1 loglevel=5 SMOKE_EXPECT=enosys' "$BATS_TEST_TMPDIR/console.log"
+}
+
+@test "programs: the kselftest is built by its own Makefile; a program it does not build is left out, one that fails fails" {
+	local src=$BATS_TEST_TMPDIR/src dir
+	dir=$src/tools/testing/selftests/sysctl
+	mkdir -p "$dir"
+	printf '#include <stdio.h>\nint main(void) { puts(WHO); return 0; }\n' >"$dir/sysctl_syscall.c"
+	# Only the Makefile knows WHO: a program built without it does not compile.
+	# shellcheck disable=SC2016 # make's variables, not the shell's
+	printf 'all: $(OUTPUT)/sysctl_syscall\n$(OUTPUT)/sysctl_syscall: sysctl_syscall.c\n\t$(CC) -DWHO=\\"makefile\\" -o $@ $<\n' >"$dir/Makefile"
+	run "$QEMU_BOOT/programs.sh" -o "$BATS_TEST_TMPDIR/out" -s "$src" kselftest kselftest_32
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"warning: the Makefile of tools/testing/selftests/sysctl in $src builds no sysctl_syscall_32: not in the guest"* ]]
+	[ "$("$BATS_TEST_TMPDIR/out/10-sysctl_syscall")" = makefile ]
+	file "$BATS_TEST_TMPDIR/out/10-sysctl_syscall" | grep -q 'statically linked'
+	[ ! -e "$BATS_TEST_TMPDIR/out/11-sysctl_syscall_32" ]
+	[ ! -e "$BATS_TEST_TMPDIR/out/.kselftest" ]
+	# A Makefile that fails: the guest cannot be made.
+	printf 'all:\n\tfalse\n' >"$dir/Makefile"
+	run "$QEMU_BOOT/programs.sh" -o "$BATS_TEST_TMPDIR/out2" -s "$src" kselftest
+	[ "$status" -eq 2 ]
+	[[ ${lines[-1]} == "programs: error: cannot build tools/testing/selftests/sysctl/sysctl_syscall.c with its Makefile (kselftest)" ]]
 }

@@ -34,15 +34,15 @@ last_line() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	started
-	# Stage 1, checkpatch, codespell, kernel-doc and kconfig, on both
+	# Stage 1, checkpatch, recipients, codespell, kernel-doc and kconfig, on both
 	# commits before any build.
-	[ "$(started | head -n 8 | tr '\n' ' ')" = "1 checkpatch 1 codespell 1 kernel-doc 1 kconfig 2 checkpatch 2 codespell 2 kernel-doc 2 kconfig " ]
+	[ "$(started | head -n 10 | tr '\n' ' ')" = "1 checkpatch 1 recipients 1 codespell 1 kernel-doc 1 kconfig 2 checkpatch 2 recipients 2 codespell 2 kernel-doc 2 kconfig " ]
 	# Stage 2: the boot config at the base, then build and boot per
 	# commit, before any other config, sparse, W=1 or clang.
-	[ "$(started | sed -n '9,13p' | tr '\n' ' ')" = "0 boot 1 boot 1 qemu 2 boot 2 qemu " ]
-	[ "$(first_line ' (sparse|off|nonet|i386|noproc|w1|clang|guest-.*)$')" -eq 14 ]
+	[ "$(started | sed -n '11,17p' | tr '\n' ' ')" = "0 boot 1 boot 1 qemu 1 abi 2 boot 2 qemu 2 abi " ]
+	[ "$(first_line ' (sparse|off|nonet|i386|noproc|w1|clang|guest-.*)$')" -eq 18 ]
 	# The run says which result runs in which stage.
-	[[ $output == *"validate: in stages: 1: checkpatch codespell kernel-doc kconfig; 2: boot qemu; 3: "*"sparse"*"guest-noproc"* ]]
+	[[ $output == *"validate: in stages: 1: checkpatch recipients codespell kernel-doc kconfig; 2: boot qemu abi; 3: "*"sparse"*"guest-noproc"* ]]
 	# Each result is said as it is known.
 	[[ $output == *"[    1/2] "*" checkpatch pass: checkpatch: 0 errors, 0 warnings, 0 checks"* ]]
 	[[ $output == *"[    2/2] "*" qemu       pass: "* ]]
@@ -103,14 +103,14 @@ CHECK
 	[ "$status" -eq 1 ]
 	[[ ${lines[-1]} == "validate: FAIL_FAST: stopped at the first failing result: 3/3 "*" sysctl: Add badly formatted code [checkpatch]: fail: checkpatch: 1 errors, "*" warnings, 0 checks" ]]
 	# No build started: the failure came from the first stage.
-	[ "$(started | grep -cvE ' (checkpatch|codespell|kernel-doc|kconfig)$' || true)" -eq 0 ]
+	[ "$(started | grep -cvE ' (checkpatch|recipients|codespell|kernel-doc|kconfig)$' || true)" -eq 0 ]
 	[ "$(jq -r .state "$OUT/results.json")" = stopped ]
 	[ "$(cell 3 checkpatch)" = fail ]
 	[ "$(cell 1 checkpatch)" = pass ]
 	[ "$(cell 1 boot)" = pending ]
 	[ "$(reason 1 boot)" = "not run: FAIL_FAST stopped the run at the first failure" ]
 	grep -q '^stopped by FAIL_FAST at the first failing result' "$OUT/report.txt"
-	grep -qE '^1 +[0-9a-f]{12} .* pass +pass +\.\.\. ' "$OUT/report.txt"
+	grep -qE '^1 +[0-9a-f]{12} .* pass +pass +pass +\.\.\. ' "$OUT/report.txt"
 	# Without it, the run goes to its end; what ran before is from the
 	# cache.  (The checks of stage 1 and of stage 2: the whole matrix is
 	# the first test's.)

@@ -310,6 +310,10 @@ setup_validate_fixture() {
 	add_checkpatch_to_fixture
 	kernel_file scripts/kernel-doc "$WF_REPO/scripts/kernel-doc"
 	chmod +x "$WF_REPO/scripts/kernel-doc"
+	# The recipients check's get_maintainer.pl, and an entry for every
+	# file: the fixture's patches reach a maintainer.
+	kernel_file scripts/get_maintainer.pl "$WF_REPO/scripts/get_maintainer.pl"
+	cp "$fix/MAINTAINERS" "$WF_REPO/MAINTAINERS"
 	cp "$fix/Makefile" "$WF_REPO/Makefile"
 	mkdir -p "$WF_REPO/include" "$WF_REPO/kernel/configs" "$WF_REPO/arch/x86/configs"
 	cp "$fix/include/fixture.h" "$WF_REPO/include/"

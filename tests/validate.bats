@@ -66,7 +66,7 @@ html_matches_json() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	for row in 1 2; do
-		for check in checkpatch codespell sparse kernel-doc boot off nonet i386 noproc w1 qemu guest-off guest-nonet guest-i386 guest-noproc; do
+		for check in checkpatch recipients codespell sparse kernel-doc boot off nonet i386 noproc w1 qemu abi guest-boot guest-off guest-nonet guest-i386 guest-noproc; do
 			[ "$(cell $row $check)" = pass ]
 		done
 		# (no commit of the fixture changes a Kconfig file)
@@ -78,7 +78,7 @@ html_matches_json() {
 	grep -qxF -- '- is no result: clang run(s) at the tip only' "$OUT/report.txt"
 	grep -qE '^1 +[0-9a-f]{12} .* -( |$)' "$OUT/report.txt"
 	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
-	[[ $output == *"35 result(s): 0 failed, 0 from the cache (marked *), 35 run now, 0 infrastructure error(s)"* ]]
+	[[ $output == *"39 result(s): 0 failed, 0 from the cache (marked *), 39 run now, 0 infrastructure error(s)"* ]]
 	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one.* +pass +pass' "$OUT/report.txt"
 	# The table fits in 100 columns; the page has the same grid.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
@@ -88,7 +88,7 @@ html_matches_json() {
 	stamp=$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)
 	validate
 	[ "$status" -eq 0 ]
-	[[ $output == *"35 result(s): 0 failed, 35 from the cache (marked *), 0 run now"* ]]
+	[[ $output == *"39 result(s): 0 failed, 39 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
 	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate on.* +pass\* +pass\*' "$OUT/report.txt"
 	[ "$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
@@ -223,7 +223,7 @@ html_matches_json() {
 	[ "$status" -eq 1 ]
 	[ "$(cell 1 qemu)" = pass ]
 	[ "$(cell 2 qemu)" = fail ]
-	[ "$(reason 2 qemu)" = "sysctl(2) answers ENOSYS, though this commit wires it up for x86_64 and the config turns it on" ]
+	[ "$(reason 2 qemu)" = "sysctl(2) answers ENOSYS, though this commit wires it up for x86_64 and the kernel is booted with sysctl_syscall=on" ]
 }
 
 @test "validate: rewording a message re-runs only its checkpatch; editing patch 2 re-checks 2..3 only" {
@@ -327,7 +327,7 @@ TOOL
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]
-	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu guest-boot guest-off guest-nonet guest-i386 guest-noproc)" ]
+	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch recipients codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu abi guest-boot guest-off guest-nonet guest-i386 guest-noproc)" ]
 	# matrix.txt's tip-only debug row is built by make stress, not per commit
 	validate -c debug
 	[ "$status" -eq 2 ]
@@ -395,7 +395,7 @@ CHECK
 	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_PROGRESS_INTERVAL=1 validate -c checkpatch,subject
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","subject","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","subject","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
 	[ "$(cell 1 subject)" = pass ]
 	[ "$(cell 2 subject)" = skip ]
 	[ "$(cell 3 subject)" = fail ]
@@ -432,7 +432,8 @@ CHECK
 	[ "$(reason 1 off)" = "no space left on device in $TMPFS/off" ]
 	c=$(git -C "$WF_REPO" rev-parse fixture-topic)
 	[[ $output == *"validate: infrastructure error: ${c:0:12} off: no space left on device in $TMPFS/off"* ]]
-	grep -qE '^1 +[0-9a-f]{12} .* pass( +skip){5} +infra ' "$OUT/report.txt"
+	grep -qE '^1 +[0-9a-f]{12} .* pass( +skip){5}$' "$OUT/report.txt"
+	grep -qE '^1 +[0-9a-f]{12} .* skip +infra ' "$OUT/report.txt"
 	grep -qE '^infra 1 [0-9a-f]{12} .*\[off\]$' "$OUT/report.txt"
 	[[ $output == *", 1 infrastructure error(s);"* ]]
 	[ "$(jq .infra "$OUT/results.json")" -eq 1 ]
