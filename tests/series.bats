@@ -56,26 +56,29 @@ setup_file() {
 	git -C "$TEST_CACHE/branches/6.1/linux" apply --check "$QEMU_BOOT/cost-stages.patch"
 }
 
-@test "series: every commit passes checkpatch --strict, codespell and kernel-doc in validate" {
+@test "series: every commit passes checkpatch --strict with nothing accepted, codespell, kernel-doc and recipients in validate" {
 	# (validate's results, kept by tree and by the checks' code: a change
 	# to either runs them again.  make checkpatch, which keeps nothing,
 	# is tested on fixtures in make.bats.)
 	local c repo=$WF_CACHE/branches/6.1/linux
-	run "$RUNNER/validate.sh" -c checkpatch,codespell,kernel-doc -o "$BATS_TEST_TMPDIR/validate"
+	run "$RUNNER/validate.sh" -c checkpatch,codespell,kernel-doc,recipients -o "$BATS_TEST_TMPDIR/validate"
 	echo "$output" | grep -v '^validate: \[' | tail -n 40
 	[ "$status" -eq 0 ]
-	[[ $output == *"$((NPATCHES * 3)) result(s): 0 failed"* ]]
+	[[ $output == *"$((NPATCHES * 4)) result(s): 0 failed"* ]]
 	json=$BATS_TEST_TMPDIR/validate/results.json
-	# One entry per commit of the branch, in order, each with the three
-	# checks, every one passed, but kernel-doc on a commit that touches no
+	# One entry per commit of the branch, in order, each with the four
+	# checks, every one passed (checkpatch with nothing accepted: the
+	# accepted list has no entry for the series), but kernel-doc on a commit that touches no
 	# C file outside tools/ and Documentation/: skipped there, and only
 	# there; the other checks not selected.
 	diff <(jq -r '.commits[].commit' "$json") \
 		<(git -C "$repo" rev-list --reverse --first-parent "$(jq -r .range "$json")")
 	jq -e --argjson n "$NPATCHES" '.failed == 0 and (.commits | length) == $n and
 		all(.commits[]; .results.checkpatch.status == "pass" and .results.codespell.status == "pass" and
+		        (.results.checkpatch.reason | test("accepted") | not) and
+		        .results.recipients.status == "pass" and
 		        (.results["kernel-doc"].status == "pass" or .results["kernel-doc"].status == "skip") and
-		        all(.results | to_entries[] | select(.key | IN("checkpatch", "codespell", "kernel-doc") | not);
+		        all(.results | to_entries[] | select(.key | IN("checkpatch", "codespell", "kernel-doc", "recipients") | not);
 		            .value.status == "skip" and .value.reason == "not selected"))' "$json"
 	diff <(jq -r '.commits[] | select(.results["kernel-doc"].status == "skip") | .commit' "$json") \
 		<(for c in $(jq -r '.commits[].commit' "$json"); do
