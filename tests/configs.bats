@@ -51,9 +51,9 @@ CHECK
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 	# (a subject of at least 20 columns: 6, 8, 5 and 3 columns)
 	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 4 ]
-	grep -qE '^#   commit +subject +boot +off +nonet +i386 +noproc w1 +clang +qemu$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +abi +guest-boot guest-off guest-nonet guest-i386$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +guest-noproc probe-boot probe-i386$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +boot +off +nonet +i386 +noproc w1 +clang +qemu *$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +abi +guest-boot guest-off guest-nonet guest-i386 *$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +guest-noproc probe-boot probe-i386 *$' "$OUT/report.txt"
 	# The declarations a runner must refuse, in one line each.
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
