@@ -39,12 +39,12 @@ use_checkout() {
 	done
 	# Each patch goes to its own maintainers: x86 for patch 2, not docs.
 	p2=$(ls "$dir"/0002-*.eml)
-	sed -n '1,/^$/p' "$p2" | grep -q 'x86@example.org'
+	sed -n '1,/^$/p' "$p2" | grep -q 'x86@kernel.fixture.home.arpa'
 	headers=$(sed -n '1,/^$/p' "$p2")
-	[[ $headers != *docs@example.org* ]]
+	[[ $headers != *docs@kernel.fixture.home.arpa* ]]
 	# The cover goes to everyone.
-	sed -n '1,/^$/p' "$cover" | grep -q 'docs@example.org'
-	sed -n '1,/^$/p' "$cover" | grep -q 'x86@example.org'
+	sed -n '1,/^$/p' "$cover" | grep -q 'docs@kernel.fixture.home.arpa'
+	sed -n '1,/^$/p' "$cover" | grep -q 'x86@kernel.fixture.home.arpa'
 	# Round trip, checked by the script and again here.
 	[[ $output == *"round trip: git am of 5 patch(es) onto base/6.1.99-1 gives tree $(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}') = tree of fixture-topic: ok"* ]]
 	am=$BATS_TEST_TMPDIR/am
