@@ -75,7 +75,7 @@ use_checkout() {
 	[ ! -e "$WF_TOP/out/6.1/submit/v2" ]
 	v1=$(sed -n 's/^Message-Id: <\(.*\)>$/\1/p' "$WF_TOP"/out/6.1/submit/v1/0000-*.eml)
 	# Recorded as sent (by hand): the repository now holds v1.
-	run "$TOOLS/send.sh" -n
+	run "$TOOLS/record-sent.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"recorded v1 in cover-letters/6.1/sent/v1: commit it"* ]]
@@ -85,7 +85,7 @@ use_checkout() {
 	cmp "$WF_TOP/cover-letters/6.1/v1.txt" "$sent/cover.txt"
 	[ "$(grep -c '^Subject: \[PATCH' "$sent/patches.mbox")" -eq 5 ]
 	# Recording twice is refused.
-	run "$TOOLS/send.sh" -n
+	run "$TOOLS/record-sent.sh"
 	[ "$status" -eq 1 ]
 	[[ $output == *"v1 was sent already (cover-letters/6.1/sent/v1): make submit writes v2"* ]]
 	change_series
@@ -133,7 +133,7 @@ use_checkout() {
 
 @test "submit: a fresh clone with an empty cache writes v2 against the recorded v1" {
 	"$TOOLS/submit.sh"
-	"$TOOLS/send.sh" -n
+	"$TOOLS/record-sent.sh"
 	cid=$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/0000-*.eml)
 	change_series
 	# The fresh clone: what the repository tracks, and nothing else.
@@ -210,4 +210,23 @@ use_checkout() {
 	[ ! -e "$WF_TOP/out/6.1/submit" ]
 	[ -z "$(find "$WF_CACHE" -name b4)" ]
 	[ ! -e "$WF_CACHE/branches/6.1/submit.run" ]
+}
+
+@test "submit: NEW_CHANGE_ID=1 starts a new change-id, refused once a revision is recorded" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	cid=$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/record)
+	run make -s -C "$REPO_ROOT" submit NEW_CHANGE_ID=1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"submit: a new change-id: $(date -u +%Y%m%d)-fixture-topic-"* ]]
+	new=$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/record)
+	[[ $new =~ ^change-id:\ [0-9]{8}-fixture-topic-[0-9a-f]{12}$ && $new != "$cid" ]]
+	# It stays: written again, the same.
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	[ "$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/record)" = "$new" ]
+	"$TOOLS/record-sent.sh" >/dev/null 2>&1
+	change_series
+	run "$TOOLS/submit.sh" -N
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "submit: error: NEW_CHANGE_ID=1: v1 was sent with change-id ${new#change-id: }; its next revisions keep it" ]
 }
