@@ -230,3 +230,21 @@ use_checkout() {
 	[ "$status" -eq 1 ]
 	[ "${lines[-1]}" = "submit: error: NEW_CHANGE_ID=1: v1 was sent with change-id ${new#change-id: }; its next revisions keep it" ]
 }
+
+@test "submit: the repository's own records: the 6.1 v1, v2 and v3 never reached a list, so no revision is recorded" {
+	# v1 was written and recorded by hand, v2 and v3 went to a loopback
+	# test server from a reserved .example sender: rehearsals, each said.
+	sent=$REPO_ROOT/cover-letters/6.1/sent
+	[ "$(ls "$sent")" = rehearsals ]
+	for k in 1 2 3; do
+		grep -qx "revision: $k" "$sent/rehearsals/v$k-1/record"
+		grep -q "sent/rehearsals/v$k-1/" "$REPO_ROOT/cover-letters/README.md"
+	done
+	grep -q '^sent-via: smtp://127.0.0.1:' "$sent/rehearsals/v2-1/record"
+	grep -q '^sent-via: smtp://127.0.0.1:' "$sent/rehearsals/v3-1/record"
+	# So the next real post of 6.1 is v1.
+	# shellcheck disable=SC2034 # read by sent_revisions
+	SENT_DIR=$sent
+	eval "$(sed -n '/^sent_revisions()/,/^}/p' "$TOOLS/lib-sent.sh")"
+	[ -z "$(sent_revisions)" ]
+}
