@@ -248,3 +248,35 @@ use_checkout() {
 	eval "$(sed -n '/^sent_revisions()/,/^}/p' "$TOOLS/lib-sent.sh")"
 	[ -z "$(sent_revisions)" ]
 }
+
+@test "submit: with a patatt key (b4's own check) the messages are signed, and the signatures hold; without one, it says once that the mail is unsigned" {
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'submit: the mail is unsigned (no patatt key: patatt genkey, or git config user.signingKey; doc/sending.md)' <<<"$output")" -eq 1 ]
+	[ -z "$(grep -l '^X-Developer-Signature:' "$WF_TOP"/out/6.1/submit/v1/*.eml || true)" ]
+	# An ed25519 key as "patatt genkey" makes it, its public half in a
+	# keyring of patatt's layout.
+	keys=$BATS_TEST_TMPDIR/patatt
+	/usr/bin/python3 - "$keys" <<-'PY'
+	import base64, os, sys
+	from nacl.signing import SigningKey
+	d = sys.argv[1]
+	k = SigningKey.generate()
+	os.makedirs(d + '/ring/ed25519/fixture.home.arpa/sam')
+	open(d + '/fixture.key', 'wb').write(base64.b64encode(bytes(k)))
+	open(d + '/ring/ed25519/fixture.home.arpa/sam/fixture', 'wb').write(base64.b64encode(k.verify_key.encode()))
+	PY
+	git config --global patatt.signingkey "ed25519:$keys/fixture.key"
+	git config --global patatt.selector fixture
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"submit: signed 6 message(s) with patatt (ed25519:$keys/fixture.key)"* && $output != *unsigned* ]]
+	for f in "$WF_TOP"/out/6.1/submit/v1/*.eml; do
+		/usr/bin/python3 - "$f" "$keys/ring" <<-'PY'
+		import sys, patatt
+		res = patatt.validate_message(open(sys.argv[1], 'rb').read(), [sys.argv[2]])
+		assert res and all(r[0] == patatt.RES_VALID for r in res), (sys.argv[1], res)
+		PY
+	done
+}

@@ -394,3 +394,31 @@ PY
 	)
 }
 
+# sign_messages DIR: each message of DIR signed with patatt (the
+# X-Developer-Signature b4 adds), last, when patatt has a key as b4
+# checks it (patatt.signingkey, else user.signingKey; not with
+# b4.send-no-patatt-sign); else says once that the mail is unsigned.
+sign_messages() {
+	local dir=$1 key off py
+	# shellcheck disable=SC2310 # b4_git is one git command; unset is an answer
+	key=$(b4_git config patatt.signingkey || b4_git config user.signingkey || true)
+	# shellcheck disable=SC2310 # b4_git is one git command; unset is an answer
+	off=$(b4_git config b4.send-no-patatt-sign || true)
+	if [[ -z $key || ${off,,} =~ ^(yes|true|y)$ ]]; then
+		info "the mail is unsigned (no patatt key: patatt genkey, or git config user.signingKey; doc/sending.md)"
+		return 0
+	fi
+	# (b4's own interpreter: the one that has its patatt)
+	py=$(sed -n '1s/^#! *\([^ ]*\).*/\1/p' "$(command -v b4)")
+	(cd "$B4_DIR" && "${py:-python3}" - "$dir"/*.eml) <<'PY' >>"$B4_LOG" 2>&1 ||
+import sys
+import patatt
+for path in sys.argv[1:]:
+    with open(path, 'rb') as f:
+        data = f.read()
+    with open(path, 'wb') as f:
+        f.write(patatt.rfc2822_sign(data))
+PY
+		die "patatt could not sign the messages with $key (log: $B4_LOG)"
+	info "signed $(find "$dir" -maxdepth 1 -name '*.eml' | wc -l) message(s) with patatt ($key)"
+}

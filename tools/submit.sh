@@ -47,7 +47,9 @@
 #      --compare-to") is written next to the messages;
 #   9. tools/preflight.sh: validation results, a new cover letter, no
 #      reserved-domain identity or recipient (-f, FORCE=1, overrides and
-#      says so).
+#      says so);
+#  10. with a patatt key (b4's own check), each message signed with it,
+#      last; else one line says the mail is unsigned.
 # A failure at any step leaves DIR and the recorded revisions as they were.
 # The messages are written in the cache, copied beside DIR as .vN.submit-new
 # and renamed to DIR last (the old DIR aside as .vN.submit-old until then),
@@ -337,6 +339,7 @@ write_messages() {
 	TREES=$(round_trip "$tmp/msgs" "$SENDER")
 	write_draft "$tmp/msgs" "$REV" "$COVER" "$TREES"
 	"$WF_HOME/tools/preflight.sh" "${PF[@]}" "$tmp/msgs"
+	sign_messages "$tmp/msgs"
 }
 
 # report: what was written, the round trip, the authors, the range-diff.
