@@ -357,3 +357,28 @@ secrets_kept() {
 	[ "$(ls "$WF_TOP/cover-letters/6.1/sent")" = "$(printf 'rehearsals\nv1\nv2')" ]
 	[ "$(ls "$WF_TOP/cover-letters/6.1/sent/rehearsals")" = v1-1 ]
 }
+
+@test "send: the README's rehearsal, to the test server it names (python3 -m aiosmtpd), records a rehearsal" {
+	recipe=$(tr '\n' ' ' <"$REPO_ROOT/README.md" | grep -o 'python3 -m aiosmtpd -n -l *127.0.0.1:8025' | tr -s ' ')
+	[ "$recipe" = "python3 -m aiosmtpd -n -l 127.0.0.1:8025" ]
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# (the README's command, on a free port; Debian's python3 is /usr/bin/python3)
+	read -r -a cmd <<<"${recipe/8025/$port}"
+	"/usr/bin/${cmd[0]}" "${cmd[@]:1}" >"$BATS_TEST_TMPDIR/aiosmtpd.out" 2>&1 3>&- &
+	SMTP_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+		sleep 0.1
+	done
+	run make -s -C "$REPO_ROOT" rehearse SMTP="127.0.0.1:$port"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"send: sent 7 message(s) of v1 to 127.0.0.1:$port (their To/Cc)"* ]]
+	[ -f "$WF_TOP/cover-letters/6.1/sent/rehearsals/v1-1/record" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent/v1" ]
+	# It printed what it got, each message once.
+	for f in "$WF_TOP"/out/6.1/submit/v1/*.eml; do
+		id=$(sed -n 's/^Message-Id: //Ip' "$f")
+		[ "$(grep -c "^Message-Id: $id" "$BATS_TEST_TMPDIR/aiosmtpd.out")" -eq 1 ]
+	done
+}
