@@ -17,7 +17,7 @@ export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
 endif
 
 .PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
-	cost-stages bench-validate bench-distcc submit send trailers trees other-base bisect test test-tools \
+	cost-stages bench-validate bench-distcc submit send rehearse record-sent trailers trees other-base bisect test test-tools \
 	lint help clean
 
 ## all: the whole pipeline on one branch (BRANCH=, default the first of branches.txt): deps, base, rebuild, validate every commit, stress the tip
@@ -84,13 +84,21 @@ bench-validate: rebuild
 bench-distcc:
 	@tools/bench-distcc.sh $(CONFIG)
 
-## submit: write the series as mail with b4 into out/<id>/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', FORCE=1)
+## submit: write the series as mail with b4 into out/<id>/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', NEW_CHANGE_ID=1, CC_SELF=1, FORCE=1)
 submit: rebuild
-	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(FORCE)),-f)
+	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(NEW_CHANGE_ID)),-N) $(if $(filter 1,$(CC_SELF)),-C) $(if $(filter 1,$(FORCE)),-f)
 
-## send: send out/<id>/submit/vN with git send-email to a loopback SMTP server (TO=maintainers|addr, SMTP=host:port, FORCE=1; ARRIVED=yes|no after an interrupted send)
+## send: send out/<id>/submit/vN for real through your git config sendemail.*, after a confirmation; record it (DRY_RUN=1 shows what would go where, YES=1 asks nothing, FORCE=1; ARRIVED=yes|no after an interrupted send)
 send:
-	@tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)")
+	@tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(YES)),-y) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)")
+
+## rehearse: send out/<id>/submit/vN to a loopback test server (SMTP=127.0.0.1:PORT) or to TO=addr,... only; recorded apart, never a revision (REV=N, DRY_RUN=1, FORCE=1)
+rehearse:
+	@tools/send.sh -R $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(FORCE)),-f)
+
+## record-sent: record out/<id>/submit/vN as sent by your own git send-email (REV=N, FORCE=1)
+record-sent:
+	@tools/record-sent.sh $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f)
 
 ## trailers: apply the Reviewed-by/Acked-by/Tested-by of the replies in MBOX to the branch, export (YES=1)
 trailers:
@@ -135,9 +143,9 @@ lint:
 		tests/*.sh .ci/run tests/*.bats tests/*.bash tests/fixtures/validate/boot.sh \
 		tests/fixtures/validate/guest-run.sh
 
-## clean: remove this checkout's output (the cache stays; WF_CACHE names it)
+## clean: remove this checkout's output (the cache stays, and with it a send half done: make send finishes it)
 clean:
-	rm -rf out
+	rm -rf "$(or $(WF_TOP),.)/out"
 
 ## help: list the targets
 help:

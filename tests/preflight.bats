@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tests of tools/preflight.sh through tools/submit.sh (and tools/send.sh):
+# Tests of tools/preflight.sh through tools/submit.sh (and tools/send.sh, tools/record-sent.sh):
 # no revision is written or sent without green checks, a new cover letter
 # and identities that can certify the DCO; FORCE=1 (-f) overrides.
 
@@ -61,7 +61,7 @@ tree_of() {
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output != *"refusing"* && $output == *"preflight: ok: validation, cover letter and identities of v1"* ]]
+	[[ $output != *"refusing"* && $output == *"preflight: ok: validation, cover letter, identities and recipients of v1"* ]]
 	# The tip-only check failed or was not run at the tip: refused.
 	pass_validation '.checks += ["clang"] | .commits |= map(.results += {
 		clang: {status: "skip", cached: false, reason: "not run: at the tip only", log: ""}})'
@@ -78,7 +78,7 @@ tree_of() {
 
 @test "preflight: the cover letter of the previous revision refuses; a new one passes" {
 	"$TOOLS/submit.sh"
-	"$TOOLS/send.sh" -n
+	"$TOOLS/record-sent.sh"
 	change_series
 	rm "$WF_TOP/cover-letters/6.1/v2.txt"
 	run "$TOOLS/submit.sh"
@@ -89,15 +89,15 @@ tree_of() {
 	run "$TOOLS/submit.sh" -f
 	[ "$status" -eq 0 ]
 	[[ $output == *"preflight: FORCE=1: overriding the cover check: the cover letter of v2 (cover-letters/6.1/v1.txt) is the one sent with v1"* ]]
-	# send runs the same checks on what was written.
-	run "$TOOLS/send.sh" -n
+	# record-sent (as send) runs the same checks on what was written.
+	run "$TOOLS/record-sent.sh"
 	[ "$status" -eq 1 ]
 	[[ $output == *"preflight: error: refusing: cover: the cover letter of v2"* ]]
 	[ ! -e "$WF_TOP/cover-letters/6.1/sent/v2" ]
 	change_series_cover
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 0 ]
-	[[ $output == *"preflight: ok: validation, cover letter and identities of v2"* ]]
+	[[ $output == *"preflight: ok: validation, cover letter, identities and recipients of v2"* ]]
 }
 
 @test "preflight: a reserved-domain author or Signed-off-by refuses; SENDER takes authorship" {
@@ -132,6 +132,7 @@ Signed-off-by: Other <other@mail.example.com>"
 	[ "$status" -eq 1 ]
 	[[ $output == *"refusing: identity: 1 author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first patch 5 '[PATCH 5/5] sysctl: Initialise one': Signed-off-by Other <other@mail.example.com>"* ]]
 	run "$TOOLS/submit.sh" -f
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"preflight: FORCE=1: overriding the identity check: 1 author/Signed-off-by address(es)"* ]]
 }
@@ -156,7 +157,7 @@ Signed-off-by: Other <other@mail.example.com>"
 	[ "$status" -eq 0 ]
 	[ -s "$BATS_TEST_TMPDIR/b4-calls" ]
 	[ "$(grep -c 'preflight: ok' <<<"$output")" -eq 1 ]
-	[[ $output == *"preflight: ok: validation, cover letter and identities of v1"* ]]
+	[[ $output == *"preflight: ok: validation, cover letter, identities and recipients of v1"* ]]
 }
 
 @test "preflight: a placeholder author refuses, though every Signed-off-by is real" {
@@ -168,7 +169,7 @@ Signed-off-by: Other <other@mail.example.com>"
 	grep -qx 'From: A Developer <dev@fixture.home.arpa>' "$p5"
 	sed -i 's/^From: A Developer <dev@fixture.home.arpa>$/From: Sysctl Compat <sysctl-compat@example.org>/' "$p5"
 	[ -z "$(grep '^Signed-off-by: .*example' "$p5" || true)" ]
-	run "$TOOLS/send.sh" -n
+	run "$TOOLS/record-sent.sh"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"preflight: error: refusing: identity: 1 author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first patch 5 '[PATCH 5/5] sysctl: Initialise one': author Sysctl Compat <sysctl-compat@example.org> (take authorship: SENDER='Name <address>', see CONTRIBUTING.md)"* ]]

@@ -44,20 +44,26 @@ received_ids() {
 }
 
 # written_ids [FIRST]: the Message-Ids of the written v1, from message
-# FIRST (0-based) on.
+# FIRST (0-based) on (of its copy in the cache when out/ is gone).
 written_ids() {
-	local f
-	for f in "$WF_TOP"/out/6.1/submit/v1/*.eml; do
+	local f d=$WF_TOP/out/6.1/submit/v1
+	[[ -d $d ]] || d=$BATS_TEST_TMPDIR/v1
+	for f in "$d"/*.eml; do
 		sed -n 's/^Message-Id: //Ip' "$f"
 	done | tail -n +"$((${1:-0} + 1))"
 }
 
 # half_sent N STATE: the state a send killed while sending message N
-# (0-based) of v1 leaves: N messages sent, message N on its way, its SMTP
-# dialogue in send.log ending as STATE says: "connected" (before the
-# data), "dot" (the final dot written, no answer).
+# (0-based) of v1 leaves: its copy of out/6.1/submit/v1 in the cache, N
+# messages sent, message N on its way, its SMTP dialogue in send.log
+# ending as STATE says: "connected" (before the data), "dot" (the final
+# dot written, no answer).
 half_sent() {
-	local n=$1 state=$2 i=0 f dir=$WF_TOP/out/6.1/submit/v1
+	local n=$1 state=$2 i=0 f dir=$WF_CACHE/branches/6.1/sending/v1
+	rm -rf "$dir"
+	mkdir -p "${dir%/*}"
+	cp -r "$WF_TOP/out/6.1/submit/v1" "$dir"
+	cp -r "$WF_TOP/out/6.1/submit/v1" "$BATS_TEST_TMPDIR/v1"
 	printf 'revision: 1\nstarted: pid 4242, started 2026-01-01 00:00:00\n' >"$dir/sending"
 	: >"$dir/send.log"
 	for f in "$dir"/*.eml; do
@@ -312,7 +318,7 @@ half_sent() {
 	git -C "$b4" config core.editor "cp -- '$b4.out.Xy12ab/cover.txt'"
 	mark_killed_run submit phase=swap "out=$dir"
 	# What make send sees meanwhile: no v1 to take as complete.
-	run "$TOOLS/send.sh" -n
+	run "$TOOLS/send.sh" -R -s 127.0.0.1:25
 	[ "$status" -eq 1 ]
 	[ "$output" = "send: error: no written revision in out/6.1/submit/ (run: make submit)" ]
 	run "$TOOLS/submit.sh"
@@ -329,51 +335,63 @@ half_sent() {
 
 @test "submit: a revision that make send has started is not written again" {
 	"$TOOLS/submit.sh" >/dev/null 2>&1
-	printf 'revision: 1\nstarted: pid 4242, started 2026-01-01 00:00:00\n' >"$WF_TOP/out/6.1/submit/v1/sending"
+	half_sent 2 connected
+	rm "$WF_CACHE/branches/6.1/send.run"
 	before=$(cat "$WF_TOP"/out/6.1/submit/v1/*.eml | sha256sum)
 	run "$TOOLS/submit.sh"
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "${lines[-1]}" = "submit: error: v1 is being sent (pid 4242, started 2026-01-01 00:00:00): finish sending it with 'make send TO=maintainers' before writing it again" ]
+	[ "${lines[-1]}" = "submit: error: v1 is being sent (pid 4242, started 2026-01-01 00:00:00): finish sending it with 'make send' before writing it again" ]
 	[ "$(cat "$WF_TOP"/out/6.1/submit/v1/*.eml | sha256sum)" = "$before" ]
 }
 
-@test "send: a half-sent revision is finished without duplicates and recorded once complete" {
-	"$TOOLS/submit.sh" >/dev/null 2>&1
+# use_test_server: start_smtp, named as the user's own server
+# (sendemail.*): a real send goes there.
+use_test_server() {
 	start_smtp
+	git config --global sendemail.smtpServer 127.0.0.1
+	git config --global sendemail.smtpServerPort "$SMTP_PORT"
+}
+
+@test "send: a half-sent revision is finished after make clean, without duplicates, and recorded once complete" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	use_test_server
 	# Killed while sending message 2, before its data: 0 and 1 arrived;
-	# its scratch directory is there.
+	# its scratch directory is there.  Then make clean.
 	half_sent 2 connected
 	mkdir -p "$WF_CACHE/branches/6.1/send-tmp"
 	echo half >"$WF_CACHE/branches/6.1/send-tmp/patches.mbox"
-	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	[ -n "$WF_TOP" ]
+	make -s -C "$REPO_ROOT" clean
+	[ ! -e "$WF_TOP/out" ]
+	run "$TOOLS/send.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed its scratch directory send-tmp; v1 was half-sent: 2 message(s) sent already, 0002-"*".eml did not arrive; sending the rest"* ]]
-	[[ $output == *"send: sent 4 message(s) of out/6.1/submit/v1 to 127.0.0.1:$SMTP_PORT (their To/Cc)"* ]]
+	[[ $output == *"send: sent 4 message(s) of v1 to 127.0.0.1:$SMTP_PORT (no encryption) (their To/Cc)"* ]]
 	diff <(written_ids 2) <(received_ids)
 	[ -f "$WF_TOP/cover-letters/6.1/sent/v1/record" ]
-	[ ! -e "$WF_TOP/out/6.1/submit/v1/sending" ] && [ ! -e "$WF_CACHE/branches/6.1/send.run" ]
+	[ ! -e "$WF_CACHE/branches/6.1/sending/v1" ] && [ ! -e "$WF_CACHE/branches/6.1/send.run" ]
 	[ ! -e "$WF_CACHE/branches/6.1/send-tmp" ]
 }
 
 @test "send: a message that may have reached the server is not sent again unless ARRIVED=no says so" {
 	"$TOOLS/submit.sh" >/dev/null 2>&1
-	start_smtp
+	use_test_server
 	# Killed after the final dot of message 3, before the server's answer.
 	half_sent 3 dot
 	m3=$(basename "$WF_TOP"/out/6.1/submit/v1/0003-*.eml)
-	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	run "$TOOLS/send.sh"
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "${lines[-1]}" = "send: error: an interrupted send of v1 (pid 4242, started 2026-01-01 00:00:00) was stopped while the server was taking $m3: check whether it arrived, then run 'make send TO=maintainers SMTP=127.0.0.1:$SMTP_PORT ARRIVED=yes' if it did, 'ARRIVED=no' to send it again" ]
+	[ "${lines[-1]}" = "send: error: an interrupted send of v1 (pid 4242, started 2026-01-01 00:00:00) was stopped while the server was taking $m3: check whether it arrived, then run 'make send ARRIVED=yes' if it did, 'ARRIVED=no' to send it again" ]
 	[ -z "$(received_ids)" ]
 	[ ! -e "$WF_TOP/cover-letters/6.1/sent/v1" ]
-	run make -s -C "$REPO_ROOT" send TO=maintainers SMTP="127.0.0.1:$SMTP_PORT" ARRIVED=maybe
+	run make -s -C "$REPO_ROOT" send ARRIVED=maybe
 	[ "$status" -ne 0 ]
 	[[ $output == "send: error: ARRIVED='maybe' is neither yes nor no"* ]]
 	# It arrived: the rest only.
-	run make -s -C "$REPO_ROOT" send TO=maintainers SMTP="127.0.0.1:$SMTP_PORT" ARRIVED=yes
+	run make -s -C "$REPO_ROOT" send ARRIVED=yes
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"v1 was half-sent: 4 message(s) sent already, $m3 arrived; sending the rest"* ]]
@@ -382,7 +400,7 @@ half_sent() {
 	# It did not: sent again, then the rest.
 	rm -rf "$WF_TOP/cover-letters/6.1/sent" "$MBOX"
 	half_sent 3 dot
-	run "$TOOLS/send.sh" -A no -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	run "$TOOLS/send.sh" -A no
 	echo "$output"
 	[ "$status" -eq 0 ]
 	diff <(written_ids 3) <(received_ids)
@@ -390,19 +408,19 @@ half_sent() {
 
 @test "send: killed after recording, the next run sends nothing and says so" {
 	"$TOOLS/submit.sh" >/dev/null 2>&1
-	start_smtp
-	"$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT" 2>/dev/null
+	use_test_server
+	"$TOOLS/send.sh" -y 2>/dev/null
 	rm "$MBOX"
-	# Killed after the record, before removing its progress; and a
+	# Killed after the record, before removing its copy; and a
 	# half-written record of another run.
 	half_sent 5 dot
 	mkdir -p "$WF_TOP/cover-letters/6.1/sent/.v1.tmp"
-	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	run "$TOOLS/send.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$output" = "send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written record cover-letters/6.1/sent/.v1.tmp; v1 was sent and recorded in cover-letters/6.1/sent/v1; removed out/6.1/submit/v1/sending" ]
+	[ "$output" = "send: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written record cover-letters/6.1/sent/.v1.tmp; v1 was sent and recorded in cover-letters/6.1/sent/v1; removed its copy sending/v1" ]
 	[ -z "$(received_ids)" ]
-	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	run "$TOOLS/send.sh" -y
 	[ "$status" -eq 1 ]
 	[ "$output" = "send: error: v1 was sent already (cover-letters/6.1/sent/v1): make submit writes v2" ]
 }

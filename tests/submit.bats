@@ -39,12 +39,12 @@ use_checkout() {
 	done
 	# Each patch goes to its own maintainers: x86 for patch 2, not docs.
 	p2=$(ls "$dir"/0002-*.eml)
-	sed -n '1,/^$/p' "$p2" | grep -q 'x86@example.org'
+	sed -n '1,/^$/p' "$p2" | grep -q 'x86@kernel.fixture.home.arpa'
 	headers=$(sed -n '1,/^$/p' "$p2")
-	[[ $headers != *docs@example.org* ]]
+	[[ $headers != *docs@kernel.fixture.home.arpa* ]]
 	# The cover goes to everyone.
-	sed -n '1,/^$/p' "$cover" | grep -q 'docs@example.org'
-	sed -n '1,/^$/p' "$cover" | grep -q 'x86@example.org'
+	sed -n '1,/^$/p' "$cover" | grep -q 'docs@kernel.fixture.home.arpa'
+	sed -n '1,/^$/p' "$cover" | grep -q 'x86@kernel.fixture.home.arpa'
 	# Round trip, checked by the script and again here.
 	[[ $output == *"round trip: git am of 5 patch(es) onto base/6.1.99-1 gives tree $(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}') = tree of fixture-topic: ok"* ]]
 	am=$BATS_TEST_TMPDIR/am
@@ -75,7 +75,7 @@ use_checkout() {
 	[ ! -e "$WF_TOP/out/6.1/submit/v2" ]
 	v1=$(sed -n 's/^Message-Id: <\(.*\)>$/\1/p' "$WF_TOP"/out/6.1/submit/v1/0000-*.eml)
 	# Recorded as sent (by hand): the repository now holds v1.
-	run "$TOOLS/send.sh" -n
+	run "$TOOLS/record-sent.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"recorded v1 in cover-letters/6.1/sent/v1: commit it"* ]]
@@ -85,7 +85,7 @@ use_checkout() {
 	cmp "$WF_TOP/cover-letters/6.1/v1.txt" "$sent/cover.txt"
 	[ "$(grep -c '^Subject: \[PATCH' "$sent/patches.mbox")" -eq 5 ]
 	# Recording twice is refused.
-	run "$TOOLS/send.sh" -n
+	run "$TOOLS/record-sent.sh"
 	[ "$status" -eq 1 ]
 	[[ $output == *"v1 was sent already (cover-letters/6.1/sent/v1): make submit writes v2"* ]]
 	change_series
@@ -133,7 +133,7 @@ use_checkout() {
 
 @test "submit: a fresh clone with an empty cache writes v2 against the recorded v1" {
 	"$TOOLS/submit.sh"
-	"$TOOLS/send.sh" -n
+	"$TOOLS/record-sent.sh"
 	cid=$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/0000-*.eml)
 	change_series
 	# The fresh clone: what the repository tracks, and nothing else.
@@ -210,4 +210,73 @@ use_checkout() {
 	[ ! -e "$WF_TOP/out/6.1/submit" ]
 	[ -z "$(find "$WF_CACHE" -name b4)" ]
 	[ ! -e "$WF_CACHE/branches/6.1/submit.run" ]
+}
+
+@test "submit: NEW_CHANGE_ID=1 starts a new change-id, refused once a revision is recorded" {
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	cid=$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/record)
+	run make -s -C "$REPO_ROOT" submit NEW_CHANGE_ID=1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"submit: a new change-id: $(date -u +%Y%m%d)-fixture-topic-"* ]]
+	new=$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/record)
+	[[ $new =~ ^change-id:\ [0-9]{8}-fixture-topic-[0-9a-f]{12}$ && $new != "$cid" ]]
+	# It stays: written again, the same.
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	[ "$(grep '^change-id: ' "$WF_TOP"/out/6.1/submit/v1/record)" = "$new" ]
+	"$TOOLS/record-sent.sh" >/dev/null 2>&1
+	change_series
+	run "$TOOLS/submit.sh" -N
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "submit: error: NEW_CHANGE_ID=1: v1 was sent with change-id ${new#change-id: }; its next revisions keep it" ]
+}
+
+@test "submit: the repository's own records: the 6.1 v1, v2 and v3 never reached a list, so no revision is recorded" {
+	# v1 was written and recorded by hand, v2 and v3 went to a loopback
+	# test server from a reserved .example sender: rehearsals, each said.
+	sent=$REPO_ROOT/cover-letters/6.1/sent
+	[ "$(ls "$sent")" = rehearsals ]
+	for k in 1 2 3; do
+		grep -qx "revision: $k" "$sent/rehearsals/v$k-1/record"
+		grep -q "sent/rehearsals/v$k-1/" "$REPO_ROOT/cover-letters/README.md"
+	done
+	grep -q '^sent-via: smtp://127.0.0.1:' "$sent/rehearsals/v2-1/record"
+	grep -q '^sent-via: smtp://127.0.0.1:' "$sent/rehearsals/v3-1/record"
+	# So the next real post of 6.1 is v1.
+	# shellcheck disable=SC2034 # read by sent_revisions
+	SENT_DIR=$sent
+	eval "$(sed -n '/^sent_revisions()/,/^}/p' "$TOOLS/lib-sent.sh")"
+	[ -z "$(sent_revisions)" ]
+}
+
+@test "submit: with a patatt key (b4's own check) the messages are signed, and the signatures hold; without one, it says once that the mail is unsigned" {
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'submit: the mail is unsigned (no patatt key: patatt genkey, or git config user.signingKey; doc/sending.md)' <<<"$output")" -eq 1 ]
+	[ -z "$(grep -l '^X-Developer-Signature:' "$WF_TOP"/out/6.1/submit/v1/*.eml || true)" ]
+	# An ed25519 key as "patatt genkey" makes it, its public half in a
+	# keyring of patatt's layout.
+	keys=$BATS_TEST_TMPDIR/patatt
+	/usr/bin/python3 - "$keys" <<-'PY'
+	import base64, os, sys
+	from nacl.signing import SigningKey
+	d = sys.argv[1]
+	k = SigningKey.generate()
+	os.makedirs(d + '/ring/ed25519/fixture.home.arpa/sam')
+	open(d + '/fixture.key', 'wb').write(base64.b64encode(bytes(k)))
+	open(d + '/ring/ed25519/fixture.home.arpa/sam/fixture', 'wb').write(base64.b64encode(k.verify_key.encode()))
+	PY
+	git config --global patatt.signingkey "ed25519:$keys/fixture.key"
+	git config --global patatt.selector fixture
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"submit: signed 6 message(s) with patatt (ed25519:$keys/fixture.key)"* && $output != *unsigned* ]]
+	for f in "$WF_TOP"/out/6.1/submit/v1/*.eml; do
+		/usr/bin/python3 - "$f" "$keys/ring" <<-'PY'
+		import sys, patatt
+		res = patatt.validate_message(open(sys.argv[1], 'rb').read(), [sys.argv[2]])
+		assert res and all(r[0] == patatt.RES_VALID for r in res), (sys.argv[1], res)
+		PY
+	done
 }

@@ -454,6 +454,35 @@ start_smtp() {
 	SMTP_PORT=$(cat "$BATS_TEST_TMPDIR/port")
 }
 
+# start_provider: start_smtp as a mail provider: STARTTLS with a
+# throwaway certificate, then AUTH as sam with the password
+# $PROVIDER_PASSWORD; the git configuration of the fixture's sender
+# names it (sendemail.*), her credential helper gives the password (and
+# notes each call in $BATS_TEST_TMPDIR/credential.log).
+start_provider() {
+	local d=$BATS_TEST_TMPDIR/provider
+	PROVIDER_PASSWORD=s3cret-fixture-pw
+	mkdir -p "$d"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/key.pem" -out "$d/cert.pem" -days 2 \
+		-subj /CN=localhost -addext 'subjectAltName=IP:127.0.0.1,DNS:localhost' 2>/dev/null
+	SMTP_FIXTURE_AUTH=sam:$PROVIDER_PASSWORD SMTP_FIXTURE_TLS=$d/cert.pem:$d/key.pem start_smtp
+	git config --global sendemail.smtpServer 127.0.0.1
+	git config --global sendemail.smtpServerPort "$SMTP_PORT"
+	git config --global sendemail.smtpEncryption tls
+	git config --global sendemail.smtpUser sam
+	git config --global sendemail.smtpSslCertPath "$d/cert.pem"
+	git config --global credential.helper \
+		"!f() { echo \"\$1\" >>'$BATS_TEST_TMPDIR/credential.log'; [ \"\$1\" != get ] || echo password=$PROVIDER_PASSWORD; }; f"
+}
+
+# check_arrived DIR [self]: what the server got ($MBOX) against the
+# revision written in DIR (tests/fixtures/send/check-arrived.py): each
+# message once, one thread, to its written To/Cc exactly, no reserved
+# domain, nothing to the sender (unless "self").
+check_arrived() {
+	/usr/bin/python3 "$REPO_ROOT/tests/fixtures/send/check-arrived.py" "$MBOX" "$1" sam@fixture.home.arpa "${2:-}"
+}
+
 # --- port tests --------------------------------------------------------------
 
 # make_port_fixture [conflict]: two topic branches, 6.1 on the fixture

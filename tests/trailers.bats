@@ -9,7 +9,7 @@ setup() {
 	make_kernel_series
 	pass_validation
 	"$TOOLS/submit.sh" >/dev/null
-	"$TOOLS/send.sh" -n >/dev/null
+	"$TOOLS/record-sent.sh" >/dev/null
 	# The replies: to the cover letter, to patch 3, to patch 5.
 	local sent=$WF_TOP/cover-letters/6.1/sent/v1 ids
 	mapfile -t ids < <(sed -n 's/^Message-Id: //Ip' "$sent/patches.mbox")

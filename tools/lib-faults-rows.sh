@@ -263,8 +263,12 @@ normalize_mail() {
 		-e 's/^From MAILER-DAEMON .*/From MAILER-DAEMON/'
 }
 
-# send: the revision written once (setup), sent to the row's SMTP server;
-# each run starts from nothing received and nothing recorded.
+# send: the revision written once (setup; kept in $FAULTS/send/written),
+# sent for real to the row's SMTP server, named as the user's own
+# (sendemail.*, in GIT_CONFIG_* of the command); each run starts from
+# nothing received and nothing recorded.  A run that finds a send half
+# done runs "make clean" first (out/ removed, as a user may): it must
+# finish the send from the cache's copy, each message once.
 row_send_setup() {
 	local i
 	row_submit_setup
@@ -272,6 +276,9 @@ row_send_setup() {
 		die "cannot write the revision to send (see $FAULTS/send-submit.out)"
 	SEND_DIR=$(find "$WF_OUT/submit" -maxdepth 1 -name 'v*' -type d | sort -V | tail -n 1)
 	SEND_REV=${SEND_DIR##*/v}
+	rm -rf "$FAULTS/send/written"
+	mkdir -p "$FAULTS/send"
+	cp -a "$SEND_DIR" "$FAULTS/send/written"
 	SEND_MBOX=$FAULTS/send/received.mbox
 	rm -f "$FAULTS/send/port"
 	/usr/bin/python3 "$WF_HOME/tests/fixtures/send/smtp-server.py" "$SEND_MBOX" "$FAULTS/send/port" \
@@ -285,10 +292,20 @@ row_send_setup() {
 	SMTP_PORT=$(cat "$FAULTS/send/port")
 }
 row_send_prepare() {
-	rm -f "$SEND_MBOX" "$SEND_DIR/sending" "$SEND_DIR/send.log"
-	rm -rf "$WF_COVERS/sent/v$SEND_REV"
+	rm -f "$SEND_MBOX"
+	rm -rf "$WF_COVERS/sent/v$SEND_REV" "$WF_CACHE/sending" "$SEND_DIR"
+	mkdir -p "${SEND_DIR%/*}"
+	cp -a "$FAULTS/send/written" "$SEND_DIR"
 }
-row_send_cmd() { CMD=("$WF_HOME/tools/send.sh" -f -r "$SEND_REV" -t maintainers -s "127.0.0.1:$SMTP_PORT"); }
+# (bash -c: "make clean" when a send is half done, then send.sh)
+# shellcheck disable=SC2016 # expanded by that bash
+row_send_cmd() {
+	CMD=(env GIT_CONFIG_COUNT=3 GIT_CONFIG_KEY_0=sendemail.smtpServer GIT_CONFIG_VALUE_0=127.0.0.1
+		GIT_CONFIG_KEY_1=sendemail.smtpServerPort "GIT_CONFIG_VALUE_1=$SMTP_PORT"
+		GIT_CONFIG_KEY_2=sendemail.smtpEncryption GIT_CONFIG_VALUE_2=none
+		bash -c 'if compgen -G "$1/v*/sending" >/dev/null; then rm -rf "$2"; fi; exec "$3" -f -y "${@:4}"'
+		send-after-clean "$WF_CACHE/sending" "$WF_OUT" "$WF_HOME/tools/send.sh")
+}
 row_send_result() {
 	normalize_mail <"$SEND_MBOX" | sha256sum | sed 's/^/received: /'
 	grep -c '^From MAILER-DAEMON' "$SEND_MBOX" | sed 's/^/messages: /'
@@ -305,8 +322,8 @@ row_send_teardown() { kill "$SMTP_PID" 2>/dev/null || true; }
 row_send_answer() {
 	local eml id
 	eml=$(sed -n 's/.* was stopped while the server was taking \([^:]*\.eml\): check whether it arrived.*/\1/p' "$1")
-	[[ -n $eml && -e $SEND_DIR/$eml ]] || return 1
-	id=$(sed -n 's/^Message-Id: *//Ip' "$SEND_DIR/$eml" | head -n 1)
+	[[ -n $eml && -e $FAULTS/send/written/$eml ]] || return 1
+	id=$(sed -n 's/^Message-Id: *//Ip' "$FAULTS/send/written/$eml" | head -n 1)
 	[[ -n $id ]] || return 1
 	# shellcheck disable=SC2034 # ANSWER: read by tools/faults.sh
 	if [[ -e $SEND_MBOX ]] && grep -qiF "Message-Id: $id" "$SEND_MBOX"; then

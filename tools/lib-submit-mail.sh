@@ -293,6 +293,21 @@ restore_sent_tags() {
 	done
 }
 
+# new_change_id: a new change-id for the series (b4's form: date, branch,
+# 12 hex digits), refused once a revision is recorded: its change-id
+# is the series' name on the list.
+new_change_id() {
+	local last cid tracking
+	last=$(sent_revisions | tail -n 1)
+	[[ -z $last ]] ||
+		die "NEW_CHANGE_ID=1: v$last was sent with change-id $(sent_field "$last" change-id); its next revisions keep it"
+	cid=$(date -u +%Y%m%d)-$TOPIC_NAME-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+	tracking=$(b4_git config "branch.$TOPIC_NAME.b4-tracking")
+	b4_git config "branch.$TOPIC_NAME.b4-tracking" \
+		"$(jq -c --arg c "$cid" '.series["change-id"] = $c' <<<"$tracking")"
+	info "a new change-id: $cid"
+}
+
 # use_recorded_change_id: the change-id of the last recorded revision, so
 # that a fresh b4 enrollment continues the series.
 use_recorded_change_id() {
@@ -306,4 +321,104 @@ use_recorded_change_id() {
 	b4_git config "branch.$TOPIC_NAME.b4-tracking" \
 		"$(jq -c --arg c "$cid" '.series["change-id"] = $c' <<<"$tracking")"
 	info "change-id $cid (recorded with v$last)"
+}
+
+# clean_recipients DIR SENDER KEEP_SELF: To/Cc of each message of DIR
+# without the addresses no one should get: one in a reserved example
+# domain (a placeholder, as a MAINTAINERS entry of the series may name:
+# no mail reaches it) and, unless KEEP_SELF is 1, the sender herself (b4
+# copies her from her Signed-off-by).  A message left with Cc only gets
+# them as To; one left with no recipient stops the run.  Says what it
+# dropped, one line per address.
+clean_recipients() {
+	local dir=$1 sender=$2 keep_self=$3 line
+	local -a files=("$dir"/*.eml)
+	while IFS= read -r line; do
+		[[ -n $line ]] || continue
+		case $line in
+		'none '*) die "${line#none }: no recipient left after dropping the reserved-domain addresses: name a real maintainer in MAINTAINERS" ;;
+		*) info "$line" ;;
+		esac
+	done < <(python3 - "$sender" "$keep_self" "${files[@]}" <<'PY'
+import re, sys
+from email.utils import getaddresses, formataddr, parseaddr
+
+sender = parseaddr(sys.argv[1])[1].lower()
+keep_self = sys.argv[2] == '1'
+
+def reserved(addr):
+    host = addr.rsplit('@', 1)[-1].lower()
+    return bool(re.search(r'(^|\.)example\.(com|net|org)$', host)
+                or re.search(r'(^|\.)(example|test|invalid|localhost)$', host))
+
+dropped = {}
+for path in sys.argv[3:]:
+    raw = open(path, encoding='utf-8').read()
+    head, body = raw.split('\n\n', 1)
+    lines = re.sub(r'\n[ \t]+', ' ', head).split('\n')
+    kept = {'to': [], 'cc': []}
+    where = None
+    for i, line in enumerate(lines):
+        m = re.match(r'(?i)^(to|cc):\s*(.*)$', line)
+        if not m:
+            continue
+        where = where if where is not None else i
+        for name, mail in getaddresses([m.group(2)]):
+            if not mail:
+                continue
+            why = None
+            if reserved(mail):
+                why = 'in a reserved example domain (a placeholder: no mail reaches it)'
+            elif mail.lower() == sender and not keep_self:
+                why = 'the sender herself (CC_SELF=1 keeps her)'
+            if why:
+                dropped.setdefault((formataddr((name, mail)), why), set()).add(path)
+            else:
+                kept[m.group(1).lower()].append(formataddr((name, mail)))
+    if where is None:
+        continue
+    if not kept['to']:
+        kept['to'], kept['cc'] = kept['cc'], []
+    if not kept['to']:
+        print('none ' + path.rsplit('/', 1)[-1])
+        sys.exit(0)
+    out = [l for l in lines if not re.match(r'(?i)^(to|cc):', l)]
+    new = ['To: ' + ',\n '.join(kept['to'])]
+    if kept['cc']:
+        new.append('Cc: ' + ',\n '.join(kept['cc']))
+    out[where:where] = new
+    open(path, 'w', encoding='utf-8').write('\n'.join(out) + '\n\n' + body)
+for (addr, why), paths in sorted(dropped.items()):
+    print('dropped %s from To/Cc of %d message(s): %s' % (addr, len(paths), why))
+PY
+	)
+}
+
+# sign_messages DIR: each message of DIR signed with patatt (the
+# X-Developer-Signature b4 adds), last, when patatt has a key as b4
+# checks it (patatt.signingkey, else user.signingKey; not with
+# b4.send-no-patatt-sign); else says once that the mail is unsigned.
+sign_messages() {
+	local dir=$1 key off py
+	# shellcheck disable=SC2310 # b4_git is one git command; unset is an answer
+	key=$(b4_git config patatt.signingkey || b4_git config user.signingkey || true)
+	# shellcheck disable=SC2310 # b4_git is one git command; unset is an answer
+	off=$(b4_git config b4.send-no-patatt-sign || true)
+	if [[ -z $key || ${off,,} =~ ^(yes|true|y)$ ]]; then
+		info "the mail is unsigned (no patatt key: patatt genkey, or git config user.signingKey; doc/sending.md)"
+		return 0
+	fi
+	# (b4's own interpreter: the one that has its patatt)
+	py=$(sed -n '1s/^#! *\([^ ]*\).*/\1/p' "$(command -v b4)")
+	(cd "$B4_DIR" && "${py:-python3}" - "$dir"/*.eml) <<'PY' >>"$B4_LOG" 2>&1 ||
+import sys
+import patatt
+for path in sys.argv[1:]:
+    with open(path, 'rb') as f:
+        data = f.read()
+    with open(path, 'wb') as f:
+        f.write(patatt.rfc2822_sign(data))
+PY
+		die "patatt could not sign the messages with $key (log: $B4_LOG)"
+	info "signed $(find "$dir" -maxdepth 1 -name '*.eml' | wc -l) message(s) with patatt ($key)"
 }

@@ -15,7 +15,10 @@
 #     revision (cover-letters/sent/vK/cover.txt);
 #   - identity: a patch's author or one of its Signed-off-by lines uses a
 #     reserved example domain (example.com/.net/.org, .example, .test,
-#     .invalid, .localhost): such an address cannot certify the DCO.
+#     .invalid, .localhost): such an address cannot certify the DCO;
+#   - recipients: a To or Cc of a message uses such a domain (a
+#     placeholder: no mail reaches it; tools/submit.sh drops them, so
+#     this is a message edited since, or a bug).
 # -f (FORCE=1) reports each failed check as overridden and succeeds.  -n:
 # DIR has no messages yet (only its record and cover.txt): the checks
 # that need none, validation and cover, which tools/submit.sh runs
@@ -145,6 +148,15 @@ check_identities() {
 		echo "identity: $bad author/Signed-off-by address(es) in a reserved example domain cannot certify the DCO, first $first (take authorship: SENDER='Name <address>', see CONTRIBUTING.md)"
 }
 
+# check_recipients DIR: no To/Cc in a reserved domain.
+check_recipients() {
+	local list first
+	list=$(reserved_recipients "$1")
+	[[ -n $list ]] || return 0
+	first=$(head -n 1 <<<"$list")
+	echo "recipients: $(wc -l <<<"$list") To/Cc address(es) in a reserved example domain (a placeholder no mail reaches), first ${first#*$'\t'} in ${first%%$'\t'*} (make submit drops them: write the messages again)"
+}
+
 main() {
 	local force=0 messages=1 dir opt line failed=0 check out what
 	local -a checks
@@ -162,7 +174,7 @@ main() {
 		bad_input "$dir is not a revision written by tools/submit.sh (no record or cover.txt)"
 	if [[ $messages -eq 1 ]]; then
 		compgen -G "$dir/*.eml" >/dev/null || bad_input "$dir has no messages (*.eml)"
-		checks=(check_validation check_cover check_identities) what='validation, cover letter and identities'
+		checks=(check_validation check_cover check_identities check_recipients) what='validation, cover letter, identities and recipients'
 	else
 		checks=(check_validation check_cover) what='validation and cover letter'
 	fi

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Write the topic branch as mailing-list messages with b4, and check them.
 #
-#   tools/submit.sh [-f] [-o DIR] [-r N] [-c COVER] [-S 'NAME <EMAIL>']
+#   tools/submit.sh [-f] [-o DIR] [-r N] [-c COVER] [-S 'NAME <EMAIL>'] [-N] [-C]
 #
 # Never sends anything.  The messages are written with "b4 send -o" to DIR
 # (default $WF_OUT/submit/vN/), one .eml file per message, with the
 # cover letter as written (cover.txt) and a draft record (record); review
 # them, then "make send" (tools/send.sh) sends them and records vN in
-# cover-letters/sent/vN/ (lib-sent.sh).  The b4 work repo's SMTP server
-# is /bin/false on purpose.
+# cover-letters/sent/vN/ (lib-sent.sh), or the user sends them with her
+# own git send-email and records them (make record-sent).  Rehearsals
+# (make rehearse) are no revisions: they count for nothing here.  The b4
+# work repo's SMTP server is /bin/false on purpose.
 #
 # The b4 work happens in its own clone of the cache repo, $WF_CACHE/b4/linux
 # (objects shared with the cache repo), never in the developer's work tree:
@@ -22,8 +24,10 @@
 #      Signed-off-by is not the sender get the sender's Signed-off-by; in
 #      that clone only (patches/ stay as they are);
 #   3. the revision is -r N, or the last one recorded in cover-letters/sent/
-#      plus 1, so writing a draft again keeps its number; the change-id
-#      is the recorded one, and each recorded revision is the tag
+#      plus 1 (v1 when none), so writing a draft again keeps its number;
+#      the change-id is the recorded one (else b4's enrollment's; -N,
+#      NEW_CHANGE_ID=1, a new one, refused once a revision is recorded),
+#      and each recorded revision is the tag
 #      sent/<branch>-vK in the b4 repo, rebuilt from its record when
 #      missing (a fresh cache); "b4 prep --force-revision" sets it;
 #   4. the cover letter is COVER, else cover-letters/<id>/vN.txt, else the
@@ -34,13 +38,18 @@
 #      --auto-to-cc" (scripts/get_maintainer.pl), "b4 send -o";
 #   6. each patch message gets its own To/Cc from get_maintainer.pl on that
 #      patch (plus the people in its trailers); the cover keeps the union;
+#      then every To/Cc in a reserved example domain (a placeholder) goes,
+#      and so does the sender herself unless -C (CC_SELF=1), each named;
 #   7. round trip: git am of the patch messages onto the base must give the
 #      tree of the branch tip, with the authors restored and each commit
 #      signed off by its author and the sender;
 #   8. the range-diff against the previous recorded revision ("b4 prep
 #      --compare-to") is written next to the messages;
 #   9. tools/preflight.sh: validation results, a new cover letter, no
-#      reserved-domain identity (-f, FORCE=1, overrides and says so).
+#      reserved-domain identity or recipient (-f, FORCE=1, overrides and
+#      says so);
+#  10. with a patatt key (b4's own check), each message signed with it,
+#      last; else one line says the mail is unsigned.
 # A failure at any step leaves DIR and the recorded revisions as they were.
 # The messages are written in the cache, copied beside DIR as .vN.submit-new
 # and renamed to DIR last (the old DIR aside as .vN.submit-old until then),
@@ -63,7 +72,7 @@ B4_BASE=wf-base
 LINKMASK=https://lore.kernel.org/r/%s
 
 usage() {
-	echo "usage: $0 [-f] [-o DIR] [-r N] [-c COVER] [-S 'NAME <EMAIL>']" >&2
+	echo "usage: $0 [-f] [-o DIR] [-r N] [-c COVER] [-S 'NAME <EMAIL>'] [-N] [-C]" >&2
 	exit 2
 }
 
@@ -221,10 +230,12 @@ early_preflight() {
 # (-S), PF (-f: the pre-flight's FORCE), each checked.
 read_options() {
 	local opt
-	OUT='' REV='' COVER_OPT='' SENDER_OPT='' PF=()
-	while getopts 'fo:r:c:S:' opt; do
+	OUT='' REV='' COVER_OPT='' SENDER_OPT='' PF=() NEW_CID=0 CC_SELF=0
+	while getopts 'fo:r:c:S:NC' opt; do
 		case $opt in
 		f) PF=(-f) ;;
+		N) NEW_CID=1 ;;
+		C) CC_SELF=1 ;;
 		o) OUT=$(realpath -m "$OPTARG") ;;
 		r) REV=$OPTARG ;;
 		c) COVER_OPT=$OPTARG ;;
@@ -287,6 +298,7 @@ prepare_b4() {
 		info "enrolled $TOPIC with b4 prep (change-id $(b4_git config "branch.$TOPIC.b4-tracking" | jq -r '.series["change-id"]'))"
 	fi
 	use_recorded_change_id
+	[[ $NEW_CID -eq 0 ]] || new_change_id
 	# Every branch but the first (the one upstream is asked to take) says
 	# its base in the subject: [PATCH 6.12 v2 00/23].
 	if [[ $TOPIC_ID != "${TOPICS_ID[0]}" ]]; then
@@ -323,9 +335,11 @@ write_messages() {
 	run_b4 send --no-sign -o "$tmp/msgs"
 	describe_base "$tmp/msgs" "$(package_version)"
 	retarget_patches "$tmp/msgs"
+	clean_recipients "$tmp/msgs" "$SENDER" "$CC_SELF"
 	TREES=$(round_trip "$tmp/msgs" "$SENDER")
 	write_draft "$tmp/msgs" "$REV" "$COVER" "$TREES"
 	"$WF_HOME/tools/preflight.sh" "${PF[@]}" "$tmp/msgs"
+	sign_messages "$tmp/msgs"
 }
 
 # report: what was written, the round trip, the authors, the range-diff.
@@ -355,8 +369,10 @@ main() {
 	begin_run
 	prepare_b4
 	OUT=${OUT:-$WF_OUT/submit/v$REV}
-	[[ ! -e $OUT/sending ]] ||
-		die "v$REV is being sent ($(sed -n 's/^started: //p' "$OUT/sending")): finish sending it with 'make send TO=maintainers' before writing it again"
+	local half
+	half=$(half_sent_dir)
+	[[ ${half##*/} != "v$REV" ]] ||
+		die "v$REV is being sent ($(sed -n 's/^started: //p' "$half/sending")): finish sending it with 'make send' before writing it again"
 	run_b4 prep --force-revision "$REV"
 	tmp=$(mktemp -d "$B4_DIR.out.XXXXXX")
 	# shellcheck disable=SC2064 # expand now: tmp is local
