@@ -180,7 +180,7 @@ left_by_marker() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qE '^validate +\| 16k +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
-	grep -qE '^stress +\| 1536k +\| 2 +\| named +\| identical$' <<<"$output"
+	grep -qE '^stress +\| 1536k +\| 3 +\| named +\| identical$' <<<"$output"
 	grep -qE '^validate, whole cache +\| 16k free +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
 	[[ $output != *"command | kills"* ]]
 	# What each said, in one line, and no tmpfs left behind.
@@ -234,7 +234,7 @@ left_by_marker() {
 	unset WF_CACHE
 	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg
 	run "$TOOLS/faults.sh" -k x
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"KILLS 'x' is not a number"* ]]
 	run "$TOOLS/faults.sh" -n -k 0 base
 	echo "$output"

@@ -11,7 +11,7 @@ setup() {
 
 @test "deps: a missing package is named with the install command" {
 	WF_EXTRA_PACKAGES=no-such-package-sysctl-wf run "$TOOLS/deps.sh" --check
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 3 ]
 	[[ $output == *"missing packages: no-such-package-sysctl-wf (run: sudo apt-get update && sudo apt-get install -y no-such-package-sysctl-wf)"* ]]
 }
 
@@ -114,19 +114,19 @@ fake_stages() {
 	[[ $output == *"WF_FAIL_FAST=1 runner/validate.sh"* ]]
 }
 
-@test "export, validate, checkpatch: a topic package that is not installed is named in one line" {
+@test "export, validate, checkpatch: a topic package that is not installed is named in one line, an infrastructure error" {
 	unset WF_PKG_VERSION
 	sed -i 's/ linux-source-6.1 / linux-source-sysctl-wf-none /' "$WF_TOP/branches.txt"
 	run "$TOOLS/export.sh"
-	[ "$status" -eq 1 ]
-	[ "$output" = "export: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	[ "$status" -eq 3 ]
+	[ "$output" = "export: infrastructure error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 	mkdir -p "$WF_REPO/.git"
 	run "$RUNNER/validate.sh" -o "$BATS_TEST_TMPDIR/out"
-	[ "$status" -eq 1 ]
-	[ "$output" = "validate: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	[ "$status" -eq 3 ]
+	[ "$output" = "validate: infrastructure error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 	run "$TOOLS/checkpatch.sh"
-	[ "$status" -eq 1 ]
-	[ "$output" = "checkpatch: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	[ "$status" -eq 3 ]
+	[ "$output" = "checkpatch: infrastructure error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 }
 
 @test "mkinitramfs: without a kernel base, one line says so" {

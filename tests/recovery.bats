@@ -442,7 +442,7 @@ stress_fixture() {
 	mount -t tmpfs -o size=1536k tmpfs "$TMPFS"
 	stress_fixture -o "$TMPFS/out"
 	echo "$output"
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 3 ]
 	[ "$(grep -c 'infrastructure error' <<<"$output")" -eq 1 ]
 	[ "${lines[-1]}" = "stress: infrastructure error: no space left on device in $TMPFS/out" ]
 	[[ $output != *"cannot compile"* && $output != *PASS* && $output != *FAIL* ]]
@@ -457,7 +457,7 @@ stress_fixture() {
 	cat /dev/zero >"$TMPFS/filler" 2>/dev/null || true
 	stress_fixture -o "$TMPFS/out"
 	echo "$output"
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 3 ]
 	[ "${lines[-1]}" = "stress: infrastructure error: no space left on device in $TMPFS/out" ]
 	[ ! -e "$TMPFS/out/summary.txt" ]
 }

@@ -46,13 +46,13 @@ PY
 	git config --global sendemail.smtpServer 192.0.2.1
 	run "$TOOLS/send.sh" -t maintainers
 	echo "$output"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "send: error: SMTP server '192.0.2.1' is not a loopback address (192.0.2.1): make send only talks to a server on this machine" ]
 	run "$TOOLS/send.sh" -t maintainers -s smtp.fixture.invalid:25
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "send: error: SMTP server 'smtp.fixture.invalid' does not resolve" ]
 	run "$TOOLS/send.sh" -t 'not an address' -s "127.0.0.1:$SMTP_PORT"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "send: error: TO='not an address' is neither 'maintainers' nor a list of addresses" ]
 	# Nothing arrived, nothing was recorded.
 	[ ! -e "$MBOX" ]

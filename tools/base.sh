@@ -76,7 +76,7 @@ main() {
 	local ver ref
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] ||
-		die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
+		infra_error "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
 	ver=$(package_version)
 	check_constraint "$ver"
 	ref=$(base_ref "$ver")

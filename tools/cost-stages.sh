@@ -63,12 +63,12 @@ main() {
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
 	[[ $samples =~ ^[0-9]+$ && $samples -ge 11 && $samples -le 4096 ]] ||
-		die "SAMPLES must be a number from 11 to 4096 (the kernel keeps 4096), not '$samples'"
+		bad_input "SAMPLES must be a number from 11 to 4096 (the kernel keeps 4096), not '$samples'"
 	[[ -r $PATCH ]] || die "$PATCH is missing"
 	[[ -d $WF_REPO/.git ]] || die "no cache repo at $WF_REPO (run: make rebuild)"
 	# shellcheck disable=SC2310 # repo_git is one git command
 	commit=$(repo_git rev-parse -q --verify "${commit:-$TOPIC_NAME}^{commit}") ||
-		die "no commit '${commit:-$TOPIC_NAME}' in the cache repo"
+		bad_input "no commit '${commit:-$TOPIC_NAME}' in the cache repo"
 	out=${out:-$WF_OUT/cost-stages}
 	mkdir -p "$out" "$STAGES_DIR"
 	wf_lock cost-stages

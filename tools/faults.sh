@@ -329,12 +329,12 @@ main() {
 		esac
 	done
 	shift $((OPTIND - 1))
-	[[ $seed =~ ^[0-9]+$ ]] || die "SEED '$seed' is not a number"
-	[[ $KILLS =~ ^[0-9]+$ ]] || die "KILLS '$KILLS' is not a number"
+	[[ $seed =~ ^[0-9]+$ ]] || bad_input "SEED '$seed' is not a number"
+	[[ $KILLS =~ ^[0-9]+$ ]] || bad_input "KILLS '$KILLS' is not a number"
 	rows=("$@")
 	[[ ${#rows[@]} -gt 0 ]] || rows=("${ALL_ROWS[@]}")
 	for row in "${rows[@]}"; do
-		[[ $row == full-disk ]] || declare -F "row_${row//-/_}_cmd" >/dev/null || die "unknown command '$row' (known: ${ALL_ROWS[*]})"
+		[[ $row == full-disk ]] || declare -F "row_${row//-/_}_cmd" >/dev/null || bad_input "unknown command '$row' (known: ${ALL_ROWS[*]})"
 	done
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"

@@ -60,15 +60,15 @@ loopback_server() {
 	elif [[ $spec =~ ^([^:]+)(:([0-9]+))?$ ]]; then
 		host=${BASH_REMATCH[1]} port=${BASH_REMATCH[3]}
 	else
-		die "SMTP server '$spec' is not HOST[:PORT]"
+		bad_input "SMTP server '$spec' is not HOST[:PORT]"
 	fi
 	port=${port:-${SMTP_PORT:-25}}
-	[[ $port =~ ^[0-9]+$ && $port -ge 1 && $port -le 65535 ]] || die "SMTP server '$spec': bad port '$port'"
+	[[ $port =~ ^[0-9]+$ && $port -ge 1 && $port -le 65535 ]] || bad_input "SMTP server '$spec': bad port '$port'"
 	mapfile -t ips < <(getent ahosts "$host" 2>/dev/null | awk '{print $1}' | sort -u)
-	[[ ${#ips[@]} -gt 0 ]] || die "SMTP server '$host' does not resolve"
+	[[ ${#ips[@]} -gt 0 ]] || bad_input "SMTP server '$host' does not resolve"
 	for ip in "${ips[@]}"; do
 		[[ $ip =~ ^127\.[0-9]+\.[0-9]+\.[0-9]+$ || $ip == ::1 ]] ||
-			die "SMTP server '$host' is not a loopback address ($ip): make send only talks to a server on this machine"
+			bad_input "SMTP server '$host' is not a loopback address ($ip): make send only talks to a server on this machine"
 	done
 	printf '%s %s\n' "${ips[0]}" "$port"
 }
@@ -262,14 +262,14 @@ read_options() {
 		f) PF=(-f) ;;
 		d) DIR=$OPTARG ;;
 		r)
-			[[ $OPTARG =~ ^[1-9][0-9]*$ ]] || die "revision '$OPTARG' is not a positive number"
+			[[ $OPTARG =~ ^[1-9][0-9]*$ ]] || bad_input "revision '$OPTARG' is not a positive number"
 			DIR=$WF_OUT/submit/v$OPTARG
 			;;
 		t) TO=$OPTARG ;;
 		s) SERVER=$OPTARG ;;
 		n) RECORD_ONLY=1 ;;
 		A)
-			[[ $OPTARG == yes || $OPTARG == no ]] || die "ARRIVED='$OPTARG' is neither yes nor no"
+			[[ $OPTARG == yes || $OPTARG == no ]] || bad_input "ARRIVED='$OPTARG' is neither yes nor no"
 			ARRIVED=$OPTARG
 			;;
 		*) usage ;;
@@ -286,11 +286,11 @@ read_options() {
 # check_destination: TO is "maintainers" or addresses, and the SMTP
 # server a loopback one (IP and PORT); SPEC is the server as given.
 check_destination() {
-	[[ -n $TO ]] || die "no recipients: TO=maintainers sends to the To/Cc of the messages, TO=address,... to those addresses only"
+	[[ -n $TO ]] || bad_input "no recipients: TO=maintainers sends to the To/Cc of the messages, TO=address,... to those addresses only"
 	[[ $TO == maintainers || $TO =~ ^[^,@[:space:]]+@[^,@[:space:]]+(,[^,@[:space:]]+@[^,@[:space:]]+)*$ ]] ||
-		die "TO='$TO' is neither 'maintainers' nor a list of addresses"
+		bad_input "TO='$TO' is neither 'maintainers' nor a list of addresses"
 	SPEC=${SERVER:-$(configured_server)}
-	[[ -n $SPEC ]] || die "no SMTP server: SMTP=127.0.0.1:PORT, or git config sendemail.smtpServer (a loopback address)"
+	[[ -n $SPEC ]] || bad_input "no SMTP server: SMTP=127.0.0.1:PORT, or git config sendemail.smtpServer (a loopback address)"
 	local server
 	server=$(loopback_server "$SPEC")
 	read -r IP PORT <<<"$server"

@@ -219,8 +219,8 @@ main() {
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
-	[[ -n $mbox ]] || die "no mailbox: MBOX=file names the replies to a sent revision"
-	[[ -f $mbox && -r $mbox ]] || die "mailbox $mbox not found"
+	[[ -n $mbox ]] || bad_input "no mailbox: MBOX=file names the replies to a sent revision"
+	[[ -f $mbox && -r $mbox ]] || bad_input "mailbox $mbox not found"
 	check_branch
 
 	tmp=$(mktemp -d)
