@@ -195,3 +195,49 @@ fake_stages() {
 	[ "$status" -eq 2 ]
 	[ "$output" = "run.sh: error: WF_TEST_JOBS must be a number of lanes, not 'lots'" ]
 }
+
+# commands: the executable scripts a user or make runs (not the libraries).
+commands() {
+	local f
+	for f in "$1"/tools/*.sh "$1"/runner/*.sh "$1"/tests/run.sh "$1"/wf; do
+		[[ -x $f && ${f##*/} != lib*.sh ]] && printf '%s\n' "$f"
+	done
+}
+
+# state DIR...: each file and directory under DIR, with its size, mtime
+# and mode.
+state() {
+	find "$@" -printf '%p %s %T@ %m\n' 2>/dev/null | LC_ALL=C sort
+}
+
+@test "--help: every command prints its header and exits 0, refuses an unknown option with 2, and touches nothing" {
+	local copy=$BATS_TEST_TMPDIR/copy cmd header n=0
+	# A copy of the checkout, where a command that ran would write
+	# (patches/, out/), the fixture's tarball to import, and stand-ins that
+	# note a call of apt-get or bats.
+	mkdir -p "$copy" "$BATS_TEST_TMPDIR/bin"
+	tar -C "$REPO_ROOT" --exclude=./out --exclude=./.git -cf - . | tar -C "$copy" -xf -
+	for t in apt-get apt-cache bats sudo; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$BATS_TEST_TMPDIR/calls" >"$BATS_TEST_TMPDIR/bin/$t"
+		chmod +x "$BATS_TEST_TMPDIR/bin/$t"
+	done
+	unset WF_TOP WF_REPO
+	mkdir -p "$WF_CACHE"
+	state "$copy" "$WF_CACHE" >"$BATS_TEST_TMPDIR/before"
+	while read -r cmd; do
+		n=$((n + 1))
+		header=$(sed -n '2,${/^#/!q;/^# shellcheck /d;s/^# \{0,1\}//;p}' "$cmd")
+		for opt in --help -h; do
+			PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$cmd" "$opt"
+			echo "$cmd $opt: $status"
+			[ "$status" -eq 0 ]
+			[ "$output" = "$header" ]
+		done
+		PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$cmd" --no-such-option
+		echo "$cmd --no-such-option: $status: $output"
+		[ "$status" -eq 2 ]
+		state "$copy" "$WF_CACHE" | diff "$BATS_TEST_TMPDIR/before" -
+	done < <(commands "$copy")
+	[ "$n" -ge 20 ]
+	[ ! -e "$BATS_TEST_TMPDIR/calls" ]
+}

@@ -37,6 +37,16 @@
 # boots and the debug kernel are the main job's, make).
 set -euo pipefail
 
+# -h/--help: this header; an option it does not know: exit 2.  Both
+# before anything runs or is written.
+for arg in "$@"; do
+	case $arg in
+	-h | --help)
+		sed -n '2,${/^#/!q;s/^# \{0,1\}//;p}' "$0"
+		exit 0 ;;
+	esac
+done
+
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
@@ -53,6 +63,9 @@ if [[ ${1:-} == --filter ]]; then
 	filter=(--filter "$2")
 	shift 2
 fi
+for arg in "$@"; do
+	[[ $arg != -* ]] || { echo "run.sh: error: unknown option '$arg' (usage: tests/run.sh [--tools] [--filter REGEX] [SUITE.bats...])" >&2; exit 2; }
+done
 [[ $# -eq 0 ]] || suites=("$@")
 
 # The tests own their state: they run with WF_CACHE naming an empty

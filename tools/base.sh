@@ -74,6 +74,7 @@ $TOPIC_PACKAGE, version $ver ($nfiles files).")
 
 main() {
 	local ver ref
+	no_arguments "$@"
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] ||
 		infra_error "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"

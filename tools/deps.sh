@@ -31,6 +31,7 @@ missing_packages() {
 
 main() {
 	local -a missing
+	[[ $# -eq 0 || ($# -eq 1 && $1 == --check) ]] || bad_input "usage: tools/deps.sh [--check]"
 	mapfile -t missing < <(missing_packages)
 	if [[ ${#missing[@]} -eq 0 ]]; then
 		info "all ${#PACKAGES[@]} packages are installed"

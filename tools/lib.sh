@@ -2,6 +2,18 @@
 # Shared helpers for the workflow scripts.  Sourced, never run.
 # shellcheck shell=bash
 
+# -h or --help among the arguments of the script that sources this file
+# (sourced at its top, it sees them): the script's header comment, its
+# usage, on stdout, and exit 0, before anything is read or written.
+wf_usage() {
+	sed -n '2,${/^#/!q;/^# shellcheck /d;s/^# \{0,1\}//;p}' "$1"
+}
+for wf_arg in "$@"; do
+	[[ $wf_arg != -- ]] || break
+	[[ $wf_arg != -h && $wf_arg != --help ]] || { wf_usage "$0"; exit 0; }
+done
+unset wf_arg
+
 # The checkout holding these scripts.
 WF_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The checkout holding the data: branches.txt and the patches (the tests
@@ -40,6 +52,12 @@ bad_input() {
 infra_error() {
 	printf '%s: infrastructure error: %s\n' "$WF_PROG" "$*" >&2
 	exit 3
+}
+
+# no_arguments ARG...: bad input, before anything is done, when a command
+# that takes no argument is given one.
+no_arguments() {
+	[[ $# -eq 0 ]] || bad_input "unknown argument '$1': ${0##*/} takes none (--help: its usage)"
 }
 
 # nap SECONDS: wait SECONDS (a fraction too) with no child process: in
