@@ -595,6 +595,58 @@ CHECK
 	done
 }
 
+@test "validate: Ctrl-C stops a kernel build at once; the next run, started right after, is not refused" {
+	# A compiler that takes its time (ccache, first on the PATH, notes its
+	# pid and sleeps before it compiles), until slow-ccache goes.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/ccache" <<-EOF
+	#!/bin/sh
+	if [ -e "$BATS_TEST_TMPDIR/slow-ccache" ]; then
+		echo \$\$ >>"$BATS_TEST_TMPDIR/compilers"
+		sleep 60
+	fi
+	exec /usr/bin/ccache "\$@"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/bin/ccache"
+	touch "$BATS_TEST_TMPDIR/slow-ccache"
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# The run in a process group of its own with SIGINT as a terminal's
+	# foreground job has it (a background job of a script ignores it).
+	# shellcheck disable=SC2016 # perl's variables
+	env PATH="$BATS_TEST_TMPDIR/bin:$(printenv PATH)" setsid perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; exec @ARGV' \
+		"$RUNNER/validate.sh" -o "$OUT" -c boot "$VALIDATE_RANGE" >"$BATS_TEST_TMPDIR/first.log" 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 300); do
+		[[ ! -s $BATS_TEST_TMPDIR/compilers ]] || break
+		sleep 0.1
+	done
+	[ -s "$BATS_TEST_TMPDIR/compilers" ]
+	# Ctrl-C: SIGINT to the group.
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/first.log"
+	[ "$rc" -ne 0 ]
+	rm "$BATS_TEST_TMPDIR/slow-ccache"
+	# At once, as a user would: not refused by the lock.
+	slow_path=$BATS_TEST_TMPDIR/bin:$(printenv PATH)
+	PATH=$slow_path validate -c boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 boot)" = pass ]
+	# Nothing of the first run's build is left.
+	while read -r p; do
+		! kill -0 "$p" 2>/dev/null
+	done <"$BATS_TEST_TMPDIR/compilers"
+	# (a second at most, for the last of the group to be reaped)
+	for _ in $(seq 10); do
+		[[ -n $(pgrep -g "$pid" 2>/dev/null) ]] || break
+		sleep 0.1
+	done
+	ps -o pid,ppid,stat,args -g "$pid" || true
+	[ -z "$(pgrep -g "$pid" 2>/dev/null)" ]
+}
+
 @test "validate: the heartbeat stops on TERM without a word, whenever the TERM comes" {
 	# A kill that lands while the heartbeat expands a command
 	# substitution: bash 5.2 ran a TERM trap there as if inside the

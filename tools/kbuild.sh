@@ -143,10 +143,10 @@ verify_config() {
 	return $bad
 }
 
-# progress_ticker PID STAMP: while PID runs, every WF_PROGRESS_INTERVAL
-# seconds, the elapsed time and the number of objects newer than STAMP.
-# Run in the background; TERM ends it at once wherever it is: no trap,
-# it waits in nap (tools/lib.sh).
+# progress_ticker PID STAMP: while PID (this script) runs, every
+# WF_PROGRESS_INTERVAL seconds, the elapsed time and the number of objects
+# newer than STAMP.  Run in the background; TERM ends it at once wherever
+# it is: no trap, it waits in nap (tools/lib.sh).
 progress_ticker() {
 	local pid=$1 stamp=$2 every=${WF_PROGRESS_INTERVAL:-15} start=$SECONDS n
 	while :; do
@@ -162,15 +162,20 @@ vl_elapsed() {
 	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
 }
 
-# run_make ARGS...: make with the progress ticker; its status.
+# run_make ARGS...: make with the progress ticker; its status.  make runs
+# in the foreground, in the caller's process group: a Ctrl-C (SIGINT to
+# the group) stops it and its compilers at once.  (Started with "&", a
+# non-interactive bash would start it with SIGINT ignored, and every
+# compiler after it: the build went on as an orphan, holding the lock of
+# the make validate that ran it.)  The ticker is the background job, a
+# subshell, which SIGINT to the group ends too; it is ended after make,
+# and ends by itself once this script is gone.
 run_make() {
 	local rc=0 ticker
 	: >"$OUT/.kbuild-stamp"
-	"${MK[@]}" "$@" >"$OUT/build.log" 2>&1 &
-	local pid=$!
-	progress_ticker "$pid" "$OUT/.kbuild-stamp" &
+	progress_ticker $$ "$OUT/.kbuild-stamp" &
 	ticker=$!
-	wait "$pid" || rc=$?
+	"${MK[@]}" "$@" >"$OUT/build.log" 2>&1 || rc=$?
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	return $rc
