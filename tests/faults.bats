@@ -97,6 +97,16 @@ left_by_marker() {
 	done
 }
 
+@test "faults: trailers recovers from a kill in each phase of its marker, on the fixture of tests/faults-fixture.sh" {
+	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
+	run "$TOOLS/faults.sh" -n -s 1 -k 4 -a trailers
+	echo "$output"
+	show_failed_kills
+	[ "$status" -eq 0 ]
+	grep -qE "^trailers +\| 4 +\| 4/4 +\| 4/4$" <<<"$output"
+	[[ $output == *"aimed at start ("*" ms) rewrite ("*" ms) update ("*" ms) export ("* ]]
+}
+
 @test "faults: a send killed before the server's answer asks ARRIVED=; the row answers from what its server got" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	# Each message's answer 2 s late: most kills land between the final

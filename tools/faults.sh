@@ -6,7 +6,7 @@
 #   tools/faults.sh [-s SEED] [-k KILLS] [-n] [-a] [COMMAND...]
 #
 # COMMAND: rebuild, base, export, other-base, bisect, port, validate,
-# stress, submit, send, full-disk (default: all, in that order).
+# stress, submit, send, trailers, full-disk (default: all, in that order).
 # full-disk is validate and stress on a full disk (see "a full disk"
 # below).  For each other: after a first run that warms the cache up (-n:
 # none, the cache is warm), an uninterrupted run gives the reference result
@@ -63,7 +63,7 @@ unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
 . "$(dirname "$0")/lib.sh"
 
 FAULTS=$WF_CACHE/faults
-ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send full-disk)
+ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send trailers full-disk)
 SIGNALS=(KILL TERM INT)
 
 usage() {
