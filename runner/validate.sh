@@ -59,8 +59,9 @@ BEAT_PID=''
 FAIL_FAST=${WF_FAIL_FAST:-0}
 # The reports are written again while the run goes on, at most this often.
 STREAM_EVERY=${WF_REPORT_INTERVAL:-5}
-# Where the reports go (empty: -k, no report); running, done or stopped.
-OUTDIR='' RUN_STATE='' UNPUBLISHED=''
+# Where the reports go (empty: -k, no report); running, done, stopped or
+# interrupted (RUN_SIGNAL: by which signal).
+OUTDIR='' RUN_STATE='' RUN_SIGNAL='' UNPUBLISHED=''
 # goto_commit's: the tree is at HEAD's files; the disk was full.
 TREE_SYNCED='' CHECKOUT_FULL=''
 # shellcheck source=runner/model.sh
