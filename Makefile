@@ -2,6 +2,14 @@
 # "make help" lists them.
 
 SHELL := /bin/bash
+# Every recipe runs its script through $(call run,COMMAND).  The script's
+# exit status is 0 pass, 1 a check failed, 2 bad input, 3 an
+# infrastructure error; GNU make turns any failure into its own 2, so when
+# WF_STATUS names a file (./wf sets it), the first recipe that fails
+# writes "<target> <status>" there, and ./wf exits with that status.
+run = st=0; $(1) || st=$$?; \
+	if [ $$st -ne 0 ] && [ -n "$$WF_STATUS" ]; then (set -C; echo "$@ $$st" >"$$WF_STATUS") 2>/dev/null || :; fi; \
+	exit $$st
 CONFIG ?= boot
 FORCE ?= 0
 # BRANCH=<id>: the topic branch of branches.txt to work on (default: the
@@ -25,11 +33,11 @@ all: deps rebuild validate stress
 
 ## all-branches: the whole pipeline on every topic branch of branches.txt, one after the other
 all-branches: deps
-	@tools/all-branches.sh
+	@$(call run,tools/all-branches.sh)
 
 ## port: carry the series of branch FROM onto the base of branch TO (git am -3, rerere), export it, range-diff (FROM=6.1 TO=6.12; CONTINUE=1 after a resolution, ABORT=1 drops it, FORCE=1 starts again)
 port: deps
-	@tools/port.sh $(if $(filter 1,$(CONTINUE)),--continue) $(if $(filter 1,$(ABORT)),--abort) $(if $(filter 1,$(FORCE)),-f) "$(FROM)" "$(TO)"
+	@$(call run,tools/port.sh $(if $(filter 1,$(CONTINUE)),--continue) $(if $(filter 1,$(ABORT)),--abort) $(if $(filter 1,$(FORCE)),-f) "$(FROM)" "$(TO)")
 
 # Each stage after the ones it needs, also under make -j: validate and
 # stress check the branch that rebuild makes, and when both run, stress
@@ -38,107 +46,107 @@ STRESS_AFTER := $(if $(filter all validate,$(or $(MAKECMDGOALS),all)),validate)
 
 ## deps: install the Debian packages the workflow needs (as root)
 deps:
-	@tools/deps.sh
+	@$(call run,tools/deps.sh)
 
 ## base: import the branch's /usr/src/linux-source-<version>.tar.xz into its cache repo
 base: deps
-	@tools/base.sh >/dev/null
+	@$(call run,tools/base.sh >/dev/null)
 
 ## rebuild: git am patches/ onto the base as the topic branch (make rebuild FORCE=1 discards unexported commits; FORCE=1 given to another target does not)
 rebuild: base
-	@tools/rebuild.sh $(if $(and $(filter 1,$(FORCE)),$(filter rebuild,$(MAKECMDGOALS))),-f)
+	@$(call run,tools/rebuild.sh $(if $(and $(filter 1,$(FORCE)),$(filter rebuild,$(MAKECMDGOALS))),-f))
 
 ## export: write the topic branch back to patches/ (git format-patch)
 export:
-	@tools/export.sh
+	@$(call run,tools/export.sh)
 
 ## checkpatch: checkpatch.pl --strict on every commit of the branch (RANGE=a..b another range)
 checkpatch:
-	@tools/checkpatch.sh $(RANGE)
+	@$(call run,tools/checkpatch.sh $(RANGE))
 
 ## build: build the branch tip in CONFIG (default boot; see configs/matrix.txt)
 build:
-	@tools/build.sh $(CONFIG)
+	@$(call run,tools/build.sh $(CONFIG))
 
 ## boot: build the boot config at the tip and run the smoke test in QEMU
 boot:
-	@tools/boot.sh
+	@$(call run,tools/boot.sh)
 
 ## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1)
 validate: rebuild
-	@WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE)
+	@$(call run,WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
 
 ## cost-stages: the tip built once more with qemu-boot/cost-stages.patch (debug only): the median time of each stage of a sysctl(2) call next to open/read/close (SAMPLES=)
 cost-stages:
-	@tools/cost-stages.sh $(if $(SAMPLES),-n $(SAMPLES))
+	@$(call run,tools/cost-stages.sh $(if $(SAMPLES),-n $(SAMPLES)))
 
 ## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=, PROGRAMS=fuzz,threads only those)
 stress: rebuild $(STRESS_AFTER)
-	@tools/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(PROGRAMS),-P $(PROGRAMS)) $(if $(filter 1,$(FORCE)),-f)
+	@$(call run,tools/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(PROGRAMS),-P $(PROGRAMS)) $(if $(filter 1,$(FORCE)),-f))
 
 ## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
 bench-validate: rebuild
-	@tools/bench-validate.sh
+	@$(call run,tools/bench-validate.sh)
 
 ## bench-distcc: the tip built twice from an empty ccache, locally and through a distccd on loopback: times, ratio, objects compared (CONFIG=)
 bench-distcc:
-	@tools/bench-distcc.sh $(CONFIG)
+	@$(call run,tools/bench-distcc.sh $(CONFIG))
 
 ## submit: write the series as mail with b4 into out/<id>/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', NEW_CHANGE_ID=1, CC_SELF=1, FORCE=1)
 submit: rebuild
-	@tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(NEW_CHANGE_ID)),-N) $(if $(filter 1,$(CC_SELF)),-C) $(if $(filter 1,$(FORCE)),-f)
+	@$(call run,tools/submit.sh $(if $(REV),-r $(REV)) $(if $(COVER),-c $(COVER)) $(if $(SENDER),-S "$(SENDER)") $(if $(filter 1,$(NEW_CHANGE_ID)),-N) $(if $(filter 1,$(CC_SELF)),-C) $(if $(filter 1,$(FORCE)),-f))
 
 ## send: send out/<id>/submit/vN for real through your git config sendemail.*, after a confirmation; record it (DRY_RUN=1 shows what would go where, YES=1 asks nothing, FORCE=1; ARRIVED=yes|no after an interrupted send)
 send:
-	@tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(YES)),-y) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)")
+	@$(call run,tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(YES)),-y) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)"))
 
 ## rehearse: send out/<id>/submit/vN to a loopback test server (SMTP=127.0.0.1:PORT) or to TO=addr,... only; recorded apart, never a revision (REV=N, DRY_RUN=1, FORCE=1)
 rehearse:
-	@tools/send.sh -R $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(FORCE)),-f)
+	@$(call run,tools/send.sh -R $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(FORCE)),-f))
 
 ## record-sent: record out/<id>/submit/vN as sent by your own git send-email (REV=N, FORCE=1)
 record-sent:
-	@tools/record-sent.sh $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f)
+	@$(call run,tools/record-sent.sh $(if $(REV),-r $(REV)) $(if $(filter 1,$(FORCE)),-f))
 
 ## trailers: apply the Reviewed-by/Acked-by/Tested-by of the replies in MBOX to the branch, export (YES=1)
 trailers:
-	@tools/trailers.sh $(if $(MBOX),-m "$(MBOX)") $(if $(filter 1,$(YES)),-y)
+	@$(call run,tools/trailers.sh $(if $(MBOX),-m "$(MBOX)") $(if $(filter 1,$(YES)),-y))
 
 ## trees: say whether each patch applies to its subsystem tree (branches.txt)
 trees:
-	@tools/trees.sh
+	@$(call run,tools/trees.sh)
 
 ## other-base: apply and build on another version of the branch's package (BASE=6.1.176-1, a .deb or a .tar.xz; BRANCH=6.12 BASE=6.12.117-1~deb12u1)
 other-base:
 	@$(if $(BASE),,echo "make other-base: BASE= is needed (a version apt knows, a .deb or a .tar.xz)" >&2; exit 2;) \
-	tools/other-base.sh $(BASE)
+	$(call run,tools/other-base.sh $(BASE))
 
 ## bisect: git bisect run build+boot+smoke between GOOD and BAD (default: the base and the branch)
 bisect:
-	@tools/bisect-run.sh start "$(GOOD)" "$(BAD)"
+	@$(call run,tools/bisect-run.sh start "$(GOOD)" "$(BAD)")
 
 ## faults: kill each command at SEED-chosen moments (KILLS= per command, default 20; AIM=1 at each phase of its run marker), re-run, compare; then validate and stress on a full tmpfs, and validate with its whole cache on one (ROWS=full-disk; long; not in all)
 .PHONY: faults
 faults:
-	@tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS)
+	@$(call run,tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS))
 
 ## mutants: plant each bug of tests/mutants/ in a scratch copy and run the tests meant to catch it; a survivor is a missing test (MUTANTS=a,b those only; MUTANTS_TIMEOUT=s per mutant; not in test)
 .PHONY: mutants
 comma := ,
 mutants:
-	@tools/mutants.sh $(subst $(comma), ,$(MUTANTS))
+	@$(call run,tools/mutants.sh $(subst $(comma), ,$(MUTANTS)))
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
-	@tests/run.sh
+	@$(call run,tests/run.sh)
 
 ## test-tools: only the fast tests of the tools on fixture trees
 test-tools: deps
-	@tests/run.sh --tools
+	@$(call run,tests/run.sh --tools)
 
 ## lint: shellcheck the scripts and the tests (also: functions whose set -e an if or || turns off)
 lint:
-	@shellcheck -x --enable=check-set-e-suppressed tools/*.sh runner/*.sh checks/*/run \
+	@shellcheck -x --enable=check-set-e-suppressed wf tools/*.sh runner/*.sh checks/*/run \
 		checks/sparse/sparse-cc checks/qemu/boot qemu-boot/*.sh \
 		tests/*.sh .ci/run tests/*.bats tests/*.bash tests/fixtures/validate/boot.sh \
 		tests/fixtures/validate/guest-run.sh

@@ -65,13 +65,17 @@ vl_matrix_configs() {
 		NF && !($1 in out) { print $1 }'
 }
 
-# vl_html TEXT: TEXT with &, <, > and " escaped for HTML.
+# vl_html TEXT: TEXT with &, <, >, " and ' escaped for HTML, in text and
+# in an attribute.  Each replacement is quoted: unquoted, bash 5.2
+# (patsub_replacement, on by default) reads its & as the text matched,
+# and "<" became "<lt;".
 vl_html() {
 	local s=$1
-	s=${s//&/&amp;}
-	s=${s//</&lt;}
-	s=${s//>/&gt;}
-	s=${s//\"/&quot;}
+	s=${s//&/'&amp;'}
+	s=${s//</'&lt;'}
+	s=${s//>/'&gt;'}
+	s=${s//\"/'&quot;'}
+	s=${s//\'/'&#39;'}
 	printf '%s' "$s"
 }
 

@@ -44,6 +44,8 @@ cell_of() {
 		CELL_ST=skip CELL_REASON='not selected'
 	elif [[ $RUN_STATE == stopped ]]; then
 		CELL_ST=pending CELL_REASON='not run: FAIL_FAST stopped the run at the first failure'
+	elif [[ $RUN_STATE == interrupted ]]; then
+		CELL_ST=pending CELL_REASON="not run: the run was interrupted ($RUN_SIGNAL)"
 	elif [[ $RUN_STATE == "done" ]]; then
 		CELL_ST=skip CELL_REASON='not run'
 	else
@@ -73,6 +75,9 @@ run_state_line() {
 	if [[ $RUN_STATE == stopped ]]; then
 		printf 'stopped by FAIL_FAST at the first failing result (%d of %d results known; ... never ran): %s\n' \
 			"$known" "$all" "$STOPPED_AT"
+	elif [[ $RUN_STATE == interrupted ]]; then
+		printf 'interrupted (%s) after %s: %d of %d results known; ... never ran (run make validate again)\n' \
+			"$RUN_SIGNAL" "$(vl_elapsed $((SECONDS - START)))" "$known" "$all"
 	else
 		printf 'in progress: %d of %d results known (%s elapsed); ... is a result still to come\n' "$known" "$all" \
 			"$(vl_elapsed $((SECONDS - START)))"

@@ -89,10 +89,17 @@ assign_stages() {
 	done
 }
 
-# on_signal SIG: (the check in the foreground has ended) clean up, die
-# of SIG.
+# on_signal SIG: (the check in the foreground has ended) clean up, say
+# in the reports that the run was interrupted (a report that says "in
+# progress" would say it for ever), die of SIG.
 on_signal() {
 	[[ -z $BEAT_PID ]] || kill "$BEAT_PID" 2>/dev/null || true
+	if [[ -n $OUTDIR ]]; then
+		# shellcheck disable=SC2034 # read by the writers of report.sh
+		RUN_STATE=interrupted RUN_SIGNAL=SIG$1
+		# (in a subshell: a writer that fails must not end the handler)
+		(publish_reports) 2>/dev/null || true
+	fi
 	rm -rf "$RESULTS/tmp"
 	trap - "$1" EXIT
 	kill -s "$1" $$

@@ -59,8 +59,9 @@ BEAT_PID=''
 FAIL_FAST=${WF_FAIL_FAST:-0}
 # The reports are written again while the run goes on, at most this often.
 STREAM_EVERY=${WF_REPORT_INTERVAL:-5}
-# Where the reports go (empty: -k, no report); running, done or stopped.
-OUTDIR='' RUN_STATE='' UNPUBLISHED=''
+# Where the reports go (empty: -k, no report); running, done, stopped or
+# interrupted (RUN_SIGNAL: by which signal).
+OUTDIR='' RUN_STATE='' RUN_SIGNAL='' UNPUBLISHED=''
 # goto_commit's: the tree is at HEAD's files; the disk was full.
 TREE_SYNCED='' CHECKOUT_FULL=''
 # shellcheck source=runner/model.sh
@@ -141,14 +142,13 @@ read_options() {
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
 }
 
-# take_lock: one run per cache, marked in $WF_CACHE/validate.run with its
+# take_lock: one run per cache (wf_lock: another run is refused, exit 1,
+# as every command's lock refuses), marked in $WF_CACHE/validate.run with its
 # scratch directory (tools/lib-run.sh); the results being made
 # (RESULTS/tmp) are gone however the run ends, and a killed run's are
 # removed now.
 take_lock() {
-	mkdir -p "$WF_CACHE/validate"
-	exec 9>"$WF_CACHE/validate/lock"
-	flock -n 9 || bad_input "another validate.sh is running on $WF_CACHE (lock: $WF_CACHE/validate/lock)"
+	wf_lock validate
 	# (no marker on a full disk: there is no room for it, and each result
 	# says why it could not run, an infrastructure error)
 	# shellcheck disable=SC2310 # its status is its answer

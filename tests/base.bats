@@ -37,7 +37,7 @@ setup() {
 @test "base: a missing tarball is named, with the package to install" {
 	rm "$WF_SRC_DIR/linux-source-6.1.tar.xz"
 	run "$TOOLS/base.sh"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 3 ]
 	[[ $output == *"linux-source-6.1.tar.xz not found (install it: apt-get install linux-source-6.1)"* ]]
 	[ ! -e "$WF_REPO" ]
 }
@@ -45,7 +45,7 @@ setup() {
 @test "base: a version outside the constraint is refused" {
 	printf 'topic 6.1 t linux-source-6.1 >=6.1.150 patches\n' >"$WF_TOP/branches.txt"
 	run "$TOOLS/base.sh"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 3 ]
 	[[ $output == *"6.1.99-1 does not satisfy the constraint >=6.1.150"* ]]
 }
 
@@ -74,7 +74,7 @@ setup() {
 	done
 	# A command given such a file stops before it touches anything.
 	run "$TOOLS/rebuild.sh"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"branches.txt:2: second topic on the branch 't'"* ]]
 	[ ! -e "$WF_REPO" ]
 }
@@ -82,7 +82,7 @@ setup() {
 @test "branches: BRANCH= selects a topic line, its cache, out/ and cover letters; an unknown one is named" {
 	printf 'topic 6.1 t linux-source-6.1 any p1\ntopic 6.12 u linux-source-6.12 >=6.12 p2\n' >"$WF_TOP/branches.txt"
 	run env WF_BRANCH=6.13 "$TOOLS/rebuild.sh"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "rebuild: error: no branch '6.13' in $WF_TOP/branches.txt (the branches: 6.1 6.12)" ]
 	# What each branch works on (lib.sh, as every script sees it).
 	where() {

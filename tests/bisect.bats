@@ -73,7 +73,7 @@ setup() {
 
 @test "bisect-run: an unknown good commit is named" {
 	run "$TOOLS/bisect-run.sh" start no-such-commit fixture-topic
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"good commit 'no-such-commit' not found"* ]]
 }
 

@@ -51,3 +51,24 @@ setup() {
 	[[ ${lines[2]} == "32-bit "*kernel.ostype*sysctl*"args_ns=600 total_ns=9100" ]]
 	[[ ${lines[3]} == "32-bit "*kernel.ostype*proc*"open_ns=7100 total_ns=9600" ]]
 }
+
+@test "cost-stages: a killed run's marker is named, its half-written table removed; the run takes its lock" {
+	"$TOOLS/rebuild.sh" >/dev/null
+	mkdir -p "$WF_TOP/out/6.1/cost-stages"
+	echo half >"$WF_TOP/out/6.1/cost-stages/stages.txt.tmp"
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=boot\n' >"$WF_CACHE/branches/6.1/cost-stages.run"
+	run "$TOOLS/cost-stages.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "cost-stages: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the half-written out/6.1/cost-stages/stages.txt.tmp" ]
+	[[ ${lines[-1]} == *"qemu-boot/cost-stages.patch does not apply to "* ]]
+	[ ! -e "$WF_TOP/out/6.1/cost-stages/stages.txt.tmp" ]
+	# A refusal leaves no marker: the next run finds no interrupted run.
+	[ ! -e "$WF_CACHE/branches/6.1/cost-stages.run" ]
+	run "$TOOLS/cost-stages.sh"
+	[[ $output != *"cleaning up"* ]]
+	hold_lock "$WF_CACHE/branches/6.1/cost-stages.lock"
+	run "$TOOLS/cost-stages.sh"
+	release_lock
+	refused_by_lock cost-stages "$WF_CACHE/branches/6.1/cost-stages.lock"
+}

@@ -97,6 +97,53 @@ same_objects() {
 	same_objects "$BATS_TEST_TMPDIR/local" "$BATS_TEST_TMPDIR/remote"
 }
 
+@test "distcc: the clang check's build (CC=clang) is compiled here, said in one line: the local objects, warnings and verdict" {
+	# clang rejects gcc's -fdirectives-only: given it, every compile
+	# failed and the clang check reported a false failure, then cached
+	# it.  Without it, clang warns in a macro's expanded text
+	# (-Wtautological-pointer-compare) where it does not in the source.
+	cat >>"$WF_REPO/kernel/names.c" <<-'EOF'
+
+	struct node { int key; struct node *next; };
+	#define for_each_node(n, head) for (n = (head); &n->key != NULL; n = n->next)
+
+	int count(struct node *head);
+	int count(struct node *head)
+	{
+		struct node *n;
+		int c = 0;
+
+		for_each_node(n, head)
+			c++;
+		return c;
+	}
+	EOF
+	sed -i '3a #include <stddef.h>' "$WF_REPO/kernel/names.c"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Count the nodes"
+	start_distccd
+	CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-clang-local \
+		run "$TOOLS/kbuild.sh" -s "$WF_REPO" -o "$BATS_TEST_TMPDIR/clang-local" -m LLVM=1 -m "CC=ccache clang" boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-clang-remote WF_DISTCC_HOSTS="127.0.0.1:$DISTCC_PORT/2" \
+		run "$TOOLS/kbuild.sh" -s "$WF_REPO" -o "$BATS_TEST_TMPDIR/clang-remote" -m LLVM=1 -m "CC=ccache clang" boot
+	echo "$output"
+	cat "$DISTCCD_LOG"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c distcc: <<<"$output")" -eq 1 ]
+	[[ $output == *"kbuild: distcc: a clang build is compiled here"* ]]
+	[ "$(grep -c 'COMPILE_OK' "$DISTCCD_LOG")" -eq 0 ]
+	[ ! -s "$BATS_TEST_TMPDIR/clang-local/warnings.txt" ]
+	same_objects "$BATS_TEST_TMPDIR/clang-local" "$BATS_TEST_TMPDIR/clang-remote"
+	cmp "$BATS_TEST_TMPDIR/clang-local/warnings.txt" "$BATS_TEST_TMPDIR/clang-remote/warnings.txt"
+	# The clang check itself, through validate: the local verdict.
+	CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-clang-validate WF_DISTCC_HOSTS="127.0.0.1:$DISTCC_PORT/2" \
+		run "$RUNNER/validate.sh" -o "$BATS_TEST_TMPDIR/out-distcc" -c clang "$VALIDATE_RANGE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.commits[-1].results.clang.status' "$BATS_TEST_TMPDIR/out-distcc/results.json")" = pass ]
+}
+
 @test "distcc: make validate DISTCC_HOSTS= gives the verdicts of a local run" {
 	start_distccd
 	# (the builds' compiles, not ccache's hits: a ccache of the test's own)

@@ -10,7 +10,7 @@ bats_require_minimum_version 1.5.0
 # set variables, they do not define settings).
 project_scripts() {
 	cd "$REPO_ROOT" &&
-		git ls-files -- tools runner checks qemu-boot Makefile tests/run.sh tests/test_helper.bash \
+		git ls-files -- tools runner checks qemu-boot Makefile wf tests/run.sh tests/test_helper.bash \
 			tests/faults-fixture.sh '*.bats' | grep -v '^tests/mutants/'
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A fixture checkout and cache for tools/faults.sh's validate, stress,
-# submit and send rows: no kernel is built, no QEMU runs, nothing leaves
-# this machine.
+# submit, send and trailers rows: no kernel is built, no QEMU runs,
+# nothing leaves this machine.
 #
 #   eval "$(tests/faults-fixture.sh DIR)"
-#   make faults ROWS="validate stress submit send" KILLS=20
+#   make faults ROWS="validate stress submit send trailers" KILLS=20
 #
 # DIR (created; it must not exist) gets the fixture "package" tarball (the
 # files get_maintainer.pl, checkpatch.pl and the fixture kernel of

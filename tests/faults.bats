@@ -97,6 +97,16 @@ left_by_marker() {
 	done
 }
 
+@test "faults: trailers recovers from a kill in each phase of its marker, on the fixture of tests/faults-fixture.sh" {
+	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
+	run "$TOOLS/faults.sh" -n -s 1 -k 4 -a trailers
+	echo "$output"
+	show_failed_kills
+	[ "$status" -eq 0 ]
+	grep -qE "^trailers +\| 4 +\| 4/4 +\| 4/4$" <<<"$output"
+	[[ $output == *"aimed at start ("*" ms) rewrite ("*" ms) update ("*" ms) export ("* ]]
+}
+
 @test "faults: a send killed before the server's answer asks ARRIVED=; the row answers from what its server got" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	# Each message's answer 2 s late: most kills land between the final
@@ -184,7 +194,7 @@ left_by_marker() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qE '^validate +\| 16k +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
-	grep -qE '^stress +\| 1536k +\| 2 +\| named +\| identical$' <<<"$output"
+	grep -qE '^stress +\| 1536k +\| 3 +\| named +\| identical$' <<<"$output"
 	grep -qE '^validate, whole cache +\| 16k free +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
 	[[ $output != *"command | kills"* ]]
 	# What each said, in one line, and no tmpfs left behind.
@@ -238,7 +248,7 @@ left_by_marker() {
 	unset WF_CACHE
 	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg
 	run "$TOOLS/faults.sh" -k x
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"KILLS 'x' is not a number"* ]]
 	run "$TOOLS/faults.sh" -n -k 0 base
 	echo "$output"

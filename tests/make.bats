@@ -11,7 +11,7 @@ setup() {
 
 @test "deps: a missing package is named with the install command" {
 	WF_EXTRA_PACKAGES=no-such-package-sysctl-wf run "$TOOLS/deps.sh" --check
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 3 ]
 	[[ $output == *"missing packages: no-such-package-sysctl-wf (run: sudo apt-get update && sudo apt-get install -y no-such-package-sysctl-wf)"* ]]
 }
 
@@ -114,19 +114,19 @@ fake_stages() {
 	[[ $output == *"WF_FAIL_FAST=1 runner/validate.sh"* ]]
 }
 
-@test "export, validate, checkpatch: a topic package that is not installed is named in one line" {
+@test "export, validate, checkpatch: a topic package that is not installed is named in one line, an infrastructure error" {
 	unset WF_PKG_VERSION
 	sed -i 's/ linux-source-6.1 / linux-source-sysctl-wf-none /' "$WF_TOP/branches.txt"
 	run "$TOOLS/export.sh"
-	[ "$status" -eq 1 ]
-	[ "$output" = "export: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	[ "$status" -eq 3 ]
+	[ "$output" = "export: infrastructure error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 	mkdir -p "$WF_REPO/.git"
 	run "$RUNNER/validate.sh" -o "$BATS_TEST_TMPDIR/out"
-	[ "$status" -eq 1 ]
-	[ "$output" = "validate: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	[ "$status" -eq 3 ]
+	[ "$output" = "validate: infrastructure error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 	run "$TOOLS/checkpatch.sh"
-	[ "$status" -eq 1 ]
-	[ "$output" = "checkpatch: error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
+	[ "$status" -eq 3 ]
+	[ "$output" = "checkpatch: infrastructure error: package linux-source-sysctl-wf-none is not installed (run: apt-get install linux-source-sysctl-wf-none)" ]
 }
 
 @test "mkinitramfs: without a kernel base, one line says so" {
@@ -194,4 +194,50 @@ fake_stages() {
 	WF_TEST_JOBS=lots run "$REPO_ROOT/tests/run.sh" "$d/a.bats" 3>&-
 	[ "$status" -eq 2 ]
 	[ "$output" = "run.sh: error: WF_TEST_JOBS must be a number of lanes, not 'lots'" ]
+}
+
+# commands: the executable scripts a user or make runs (not the libraries).
+commands() {
+	local f
+	for f in "$1"/tools/*.sh "$1"/runner/*.sh "$1"/tests/run.sh "$1"/wf; do
+		[[ -x $f && ${f##*/} != lib*.sh ]] && printf '%s\n' "$f"
+	done
+}
+
+# state DIR...: each file and directory under DIR, with its size, mtime
+# and mode.
+state() {
+	find "$@" -printf '%p %s %T@ %m\n' 2>/dev/null | LC_ALL=C sort
+}
+
+@test "--help: every command prints its header and exits 0, refuses an unknown option with 2, and touches nothing" {
+	local copy=$BATS_TEST_TMPDIR/copy cmd header n=0
+	# A copy of the checkout, where a command that ran would write
+	# (patches/, out/), the fixture's tarball to import, and stand-ins that
+	# note a call of apt-get or bats.
+	mkdir -p "$copy" "$BATS_TEST_TMPDIR/bin"
+	tar -C "$REPO_ROOT" --exclude=./out --exclude=./.git -cf - . | tar -C "$copy" -xf -
+	for t in apt-get apt-cache bats sudo; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$BATS_TEST_TMPDIR/calls" >"$BATS_TEST_TMPDIR/bin/$t"
+		chmod +x "$BATS_TEST_TMPDIR/bin/$t"
+	done
+	unset WF_TOP WF_REPO
+	mkdir -p "$WF_CACHE"
+	state "$copy" "$WF_CACHE" >"$BATS_TEST_TMPDIR/before"
+	while read -r cmd; do
+		n=$((n + 1))
+		header=$(sed -n '2,${/^#/!q;/^# shellcheck /d;s/^# \{0,1\}//;p}' "$cmd")
+		for opt in --help -h; do
+			PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$cmd" "$opt"
+			echo "$cmd $opt: $status"
+			[ "$status" -eq 0 ]
+			[ "$output" = "$header" ]
+		done
+		PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$cmd" --no-such-option
+		echo "$cmd --no-such-option: $status: $output"
+		[ "$status" -eq 2 ]
+		state "$copy" "$WF_CACHE" | diff "$BATS_TEST_TMPDIR/before" -
+	done < <(commands "$copy")
+	[ "$n" -ge 20 ]
+	[ ! -e "$BATS_TEST_TMPDIR/calls" ]
 }

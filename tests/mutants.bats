@@ -207,7 +207,7 @@ mutants() {
 @test "make mutants passes MUTANTS= as names" {
 	run make -s -n -C "$REPO_ROOT" mutants MUTANTS=a,b
 	[ "$status" -eq 0 ]
-	[ "$output" = "tools/mutants.sh a b" ]
+	[[ $output == "st=0; tools/mutants.sh a b || st=\$?; "* ]]
 }
 
 @test "mutants: every check directory and every command of this checkout has a mutant, and each applies" {

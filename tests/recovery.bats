@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Crash safety: each recovery path of rebuild, base, export, other-base,
-# bisect, submit, send and stress, on the state a killed run leaves (a
+# bisect, submit, send, trailers and stress, on the state a killed run leaves (a
 # marker, a half-made worktree, half-sent mail), and stress on a full
 # disk.  tools/faults.sh, which kills the commands at random moments, is
 # faults.bats's.
@@ -20,7 +20,7 @@ mark_killed_run() {
 
 setup() {
 	case $BATS_TEST_DESCRIPTION in
-	submit:* | send:*)
+	submit:* | send:* | trailers:*)
 		setup_kernel_fixture
 		make_kernel_series >/dev/null 2>&1
 		pass_validation
@@ -435,6 +435,72 @@ stress_fixture() {
 		run "$TOOLS/stress.sh" -f -k "$BATS_TEST_TMPDIR/bzImage" -n 2000 -T 1 -t 60 "$@"
 }
 
+# sent_with_replies: v1 written and recorded as sent; REPLIES, an mbox of
+# replies to it (tests/fixtures/trailers, as trailers.bats uses it).
+sent_with_replies() {
+	local sent=$WF_TOP/cover-letters/6.1/sent/v1 ids
+	"$TOOLS/submit.sh" >/dev/null 2>&1
+	"$TOOLS/send.sh" -n >/dev/null 2>&1
+	mapfile -t ids < <(sed -n 's/^Message-Id: //Ip' "$sent/patches.mbox")
+	REPLIES=$BATS_TEST_TMPDIR/replies.mbox
+	sed -e "s/@COVER@/$(sed -n 's/^message-id: //p' "$sent/record")/g" \
+		-e "s/@P3@/${ids[2]}/g" -e "s/@P5@/${ids[4]}/g" \
+		"$REPO_ROOT/tests/fixtures/trailers/replies.mbox" >"$REPLIES"
+}
+
+@test "trailers: killed after moving the branch, before the export, the next run exports; killed before, it applies again" {
+	sent_with_replies
+	before=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/patches.before"
+	# An uninterrupted run: the reference.
+	run "$TOOLS/trailers.sh" -m "$REPLIES" -y
+	[ "$status" -eq 0 ]
+	after=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	[ "$after" != "$before" ]
+	cp -r "$WF_TOP/patches" "$BATS_TEST_TMPDIR/patches.after"
+	# Back to before, then what a kill between the update-ref and the
+	# export leaves: the branch moved, patches/ and refs/wf/exported not.
+	git -C "$WF_REPO" update-ref refs/heads/fixture-topic "$before"
+	git -C "$WF_REPO" update-ref refs/wf/exported "$before"
+	rm -rf "$WF_TOP/patches" && cp -r "$BATS_TEST_TMPDIR/patches.before" "$WF_TOP/patches"
+	git -C "$WF_REPO" update-ref refs/heads/fixture-topic "$after"
+	mark_killed_run trailers phase=export "new=$after"
+	run "$TOOLS/trailers.sh" -m "$REPLIES" -y
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'cleaning up' <<<"$output")" -eq 1 ]
+	[[ ${lines[0]} == "trailers: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): exporting the trailers it had added to fixture-topic" ]]
+	[[ ${lines[-1]} == "trailers: nothing to apply (1 trailer(s) reported)" ]]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$after" ]
+	[ "$(git -C "$WF_REPO" rev-parse refs/wf/exported)" = "$after" ]
+	diff -r "$BATS_TEST_TMPDIR/patches.after" "$WF_TOP/patches"
+	[ ! -e "$WF_CACHE/branches/6.1/trailers.run" ]
+	# Killed before the branch moved: the commits it made are unreachable;
+	# the next run applies the trailers, to the same commits.
+	git -C "$WF_REPO" update-ref refs/heads/fixture-topic "$before"
+	git -C "$WF_REPO" update-ref refs/wf/exported "$before"
+	rm -rf "$WF_TOP/patches" && cp -r "$BATS_TEST_TMPDIR/patches.before" "$WF_TOP/patches"
+	mark_killed_run trailers phase=update "new=$after"
+	run "$TOOLS/trailers.sh" -m "$REPLIES" -y
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "trailers: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): nothing was left half-done" ]]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$after" ]
+	diff -r "$BATS_TEST_TMPDIR/patches.after" "$WF_TOP/patches"
+	[ ! -e "$WF_CACHE/branches/6.1/trailers.run" ]
+}
+
+@test "trailers: refuses while another run holds its lock, and changes nothing" {
+	sent_with_replies
+	before=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	hold_lock "$WF_CACHE/branches/6.1/trailers.lock"
+	run "$TOOLS/trailers.sh" -m "$REPLIES" -y
+	release_lock
+	refused_by_lock trailers "$WF_CACHE/branches/6.1/trailers.lock"
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$before" ]
+	[ ! -e "$WF_CACHE/branches/6.1/trailers.run" ]
+}
+
 @test "stress: a killed run's partial output is removed and named; summary.txt comes last" {
 	out=$WF_TOP/out/6.1/stress
 	stress_fixture
@@ -460,7 +526,7 @@ stress_fixture() {
 	mount -t tmpfs -o size=1536k tmpfs "$TMPFS"
 	stress_fixture -o "$TMPFS/out"
 	echo "$output"
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 3 ]
 	[ "$(grep -c 'infrastructure error' <<<"$output")" -eq 1 ]
 	[ "${lines[-1]}" = "stress: infrastructure error: no space left on device in $TMPFS/out" ]
 	[[ $output != *"cannot compile"* && $output != *PASS* && $output != *FAIL* ]]
@@ -475,7 +541,7 @@ stress_fixture() {
 	cat /dev/zero >"$TMPFS/filler" 2>/dev/null || true
 	stress_fixture -o "$TMPFS/out"
 	echo "$output"
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 3 ]
 	[ "${lines[-1]}" = "stress: infrastructure error: no space left on device in $TMPFS/out" ]
 	[ ! -e "$TMPFS/out/summary.txt" ]
 }

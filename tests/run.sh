@@ -22,7 +22,8 @@
 # loopback), configs.bats (the checks per config: the guest boots),
 # checks.bats (the codespell and kernel-doc checks on it), kconfig.bats
 # (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
-# bisect.bats, mutants.bats (tools/mutants.sh on a fixture) and
+# bisect.bats, status.bats (the exit status of each command through
+# ./wf), mutants.bats (tools/mutants.sh on a fixture) and
 # cost-stages.bats (tools/cost-stages.sh without a kernel), docs.bats
 # (the documents against the code: every setting listed), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
@@ -36,11 +37,21 @@
 # boots and the debug kernel are the main job's, make).
 set -euo pipefail
 
+# -h/--help: this header; an option it does not know: exit 2.  Both
+# before anything runs or is written.
+for arg in "$@"; do
+	case $arg in
+	-h | --help)
+		sed -n '2,${/^#/!q;s/^# \{0,1\}//;p}' "$0"
+		exit 0 ;;
+	esac
+done
+
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
-	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats mutants.bats cost-stages.bats docs.bats)
+	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else
@@ -52,6 +63,9 @@ if [[ ${1:-} == --filter ]]; then
 	filter=(--filter "$2")
 	shift 2
 fi
+for arg in "$@"; do
+	[[ $arg != -* ]] || { echo "run.sh: error: unknown option '$arg' (usage: tests/run.sh [--tools] [--filter REGEX] [SUITE.bats...])" >&2; exit 2; }
+done
 [[ $# -eq 0 ]] || suites=("$@")
 
 # The tests own their state: they run with WF_CACHE naming an empty
@@ -82,7 +96,7 @@ declare -A WEIGHT=([faults.bats]=145 [validate.bats]=88 [recovery.bats]=57 [stre
 	[preflight.bats]=49 [configs.bats]=41 [qemu.bats]=33 [submit.bats]=33 [send.bats]=30
 	[checks.bats]=29 [schedule.bats]=28 [series.bats]=25 [port.bats]=20 [make.bats]=18
 	[mutants.bats]=12 [kconfig.bats]=10 [trailers.bats]=10 [distcc.bats]=8 [trees.bats]=5
-	[rebuild.bats]=4 [bisect.bats]=2 [base.bats]=1 [docs.bats]=1 [cost-stages.bats]=1)
+	[rebuild.bats]=4 [status.bats]=25 [bisect.bats]=2 [base.bats]=1 [docs.bats]=1 [cost-stages.bats]=1)
 solo=() shared=() items=()
 for s in "${suites[@]}"; do
 	case ${s##*/} in

@@ -78,13 +78,13 @@ secrets_kept() {
 	[ "$status" -ne 0 ]
 	[[ $output == "send: error: a rehearsal to the maintainers goes to a loopback test server only: SMTP=127.0.0.1:PORT"* ]]
 	run "$TOOLS/send.sh" -R -s 192.0.2.1
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "send: error: SMTP server '192.0.2.1' is not a loopback address (192.0.2.1): a rehearsal only talks to a server on this machine (make send sends for real)" ]
 	run "$TOOLS/send.sh" -R -s smtp.fixture.invalid:25
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "send: error: SMTP server 'smtp.fixture.invalid' does not resolve" ]
 	run "$TOOLS/send.sh" -R -t 'not an address' -s 127.0.0.1:2525
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "send: error: TO='not an address' is neither 'maintainers' nor a list of addresses" ]
 	no_mail_left
 	# The checks of the preflight hold for a rehearsal and a send alike.

@@ -167,7 +167,7 @@ use_checkout() {
 	"$TOOLS/submit.sh"
 	cp -r "$WF_TOP/out/6.1/submit/v1" "$BATS_TEST_TMPDIR/before"
 	run "$TOOLS/submit.sh" -r zero
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"revision 'zero' is not a positive number"* ]]
 	printf 'No blank line after the subject\nbody\n' >"$BATS_TEST_TMPDIR/bad-cover.txt"
 	run "$TOOLS/submit.sh" -c "$BATS_TEST_TMPDIR/bad-cover.txt" -r 1

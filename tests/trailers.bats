@@ -70,10 +70,10 @@ msg() {
 @test "trailers: bad input is named in one line and changes nothing" {
 	before=$(git -C "$WF_REPO" rev-parse fixture-topic)
 	run "$TOOLS/trailers.sh"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "trailers: error: no mailbox: MBOX=file names the replies to a sent revision" ]
 	run "$TOOLS/trailers.sh" -m "$BATS_TEST_TMPDIR/none.mbox"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "trailers: error: mailbox $BATS_TEST_TMPDIR/none.mbox not found" ]
 	sed -n '/^From other@/,$p' "$REPLIES" >"$BATS_TEST_TMPDIR/unrelated.mbox"
 	run "$TOOLS/trailers.sh" -m "$BATS_TEST_TMPDIR/unrelated.mbox" -y

@@ -104,7 +104,7 @@ setup() {
 @test "trees: a tree record without owned patches is named by line" {
 	printf 'tree docs /x docs-next\n' >>"$WF_TOP/branches.txt"
 	run "$TOOLS/trees.sh"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"branches.txt:7: 'tree' takes at least 4 fields"* ]]
 }
 
@@ -147,21 +147,21 @@ other_tarball() {
 	[ "$status" -eq 0 ]
 	[[ ${lines[-1]} == "base/6.1.98-1: 5 of 5 patch(es) apply; built (boot config)" ]]
 	run "$TOOLS/other-base.sh" -V 6.1.98-1 "$BATS_TEST_TMPDIR/missing.tar.xz"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"missing.tar.xz not found"* ]]
 	run "$TOOLS/other-base.sh" 6.1.1-99
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ $output == *"apt knows no linux-source-6.1 6.1.1-99"* ]]
 }
 
 @test "other-base: a version apt does not know is named in one line" {
 	run "$TOOLS/other-base.sh" nonsense
 	echo "$output"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "other-base: error: apt knows no linux-source-6.1 nonsense (see: apt-cache madison linux-source-6.1)" ]
 	# Refused before it began: the next run finds no interrupted run.
 	run "$TOOLS/other-base.sh" nonsense
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "other-base: error: apt knows no linux-source-6.1 nonsense (see: apt-cache madison linux-source-6.1)" ]
 	run make -s -C "$REPO_ROOT" other-base
 	[ "$status" -eq 2 ]

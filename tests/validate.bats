@@ -421,6 +421,58 @@ CHECK
 	[[ $output == "validate: error: unknown check 'subject' "* ]]
 }
 
+# html_cells FILE: each <td> of the page FILE as a browser reads it, one
+# per line: its title attribute, a tab, its text (entities decoded); and
+# "tag: NAME" for each element that is not the page's own.
+html_cells() {
+	python3 - "$1" <<-'PY'
+	import sys
+	from html.parser import HTMLParser
+	OWN = {"html", "head", "meta", "title", "style", "body", "h1", "code", "p", "strong", "table", "tr", "th", "td", "a"}
+	class Cells(HTMLParser):
+	    def __init__(self):
+	        super().__init__(convert_charrefs=True)
+	        self.td = None
+	    def handle_starttag(self, tag, attrs):
+	        if tag not in OWN:
+	            print("tag: " + tag)
+	        if tag == "td":
+	            self.td = [dict(attrs).get("title") or "", ""]
+	    def handle_endtag(self, tag):
+	        if tag == "td" and self.td is not None:
+	            print(self.td[0] + "\t" + self.td[1])
+	            self.td = None
+	    def handle_data(self, data):
+	        if self.td is not None:
+	            self.td[1] += data
+	Cells().feed(open(sys.argv[1], encoding="utf-8").read())
+	PY
+}
+
+@test "validate: the HTML report shows a subject and a summary holding & < > \" ' as they are, markup as text" {
+	local subject summary
+	subject="net: Declare netdev_get_name() in <linux/netdevice.h> & \"quote\" 'it'"
+	summary="summary: <b>bold</b> & <script>x</script> \"q\" 'a' &amp;"
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "$subject"
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/says"
+	# shellcheck disable=SC2016 # the check's own $SAYS
+	printf '#!/bin/sh\nprintf "%%s\\n" "$SAYS"\n' >"$BATS_TEST_TMPDIR/checks/says/run"
+	chmod +x "$BATS_TEST_TMPDIR/checks/says/run"
+	printf '# a test check\norder 12\n' >"$BATS_TEST_TMPDIR/checks/says/conf"
+	SAYS=$summary WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks validate -c says
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 1 says)" = "$summary" ]
+	run html_cells "$OUT/report.html"
+	echo "$output"
+	[[ $output != *"tag: "* ]]
+	grep -qxF "$(printf '\t%s' "$subject")" <<<"$output"
+	grep -qxF "$(printf '%s\tpass' "$summary")" <<<"$output"
+	# Each of the five as its entity (an attribute may be quoted either way).
+	grep -qF 'in &lt;linux/netdevice.h&gt; &amp; &quot;quote&quot; &#39;it&#39;' "$OUT/report.html"
+}
+
 @test "validate: a full disk is an infrastructure error, named in one line and never cached" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	full_tmpfs "$WF_CACHE/branches/6.1/validate/build" 256k
@@ -594,6 +646,66 @@ CHECK
 	for f in report.txt results.json report.html; do
 		cmp "$OUT/$f" "$BATS_TEST_TMPDIR/out.before/$f"
 	done
+}
+
+@test "validate: Ctrl-C stops a kernel build at once, the reports say interrupted; the next run, started right after, is not refused" {
+	# A compiler that takes its time (ccache, first on the PATH, notes its
+	# pid and sleeps before it compiles), until slow-ccache goes.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/ccache" <<-EOF
+	#!/bin/sh
+	if [ -e "$BATS_TEST_TMPDIR/slow-ccache" ]; then
+		echo \$\$ >>"$BATS_TEST_TMPDIR/compilers"
+		sleep 60
+	fi
+	exec /usr/bin/ccache "\$@"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/bin/ccache"
+	touch "$BATS_TEST_TMPDIR/slow-ccache"
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# The run in a process group of its own with SIGINT as a terminal's
+	# foreground job has it (a background job of a script ignores it).
+	# shellcheck disable=SC2016 # perl's variables
+	env PATH="$BATS_TEST_TMPDIR/bin:$(printenv PATH)" setsid perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; exec @ARGV' \
+		"$RUNNER/validate.sh" -o "$OUT" -c boot "$VALIDATE_RANGE" >"$BATS_TEST_TMPDIR/first.log" 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 300); do
+		[[ ! -s $BATS_TEST_TMPDIR/compilers ]] || break
+		sleep 0.1
+	done
+	[ -s "$BATS_TEST_TMPDIR/compilers" ]
+	# Ctrl-C: SIGINT to the group.
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/first.log"
+	[ "$rc" -ne 0 ]
+	# Its reports say so, not "in progress" for ever.
+	[ "$(jq -r .state "$OUT/results.json")" = interrupted ]
+	grep -q '^interrupted (SIGINT) after [0-9]m[0-9][0-9]s: [0-9]* of [0-9]* results known' "$OUT/report.txt"
+	grep -q '<p><strong>interrupted (SIGINT) after ' "$OUT/report.html"
+	[ "$(jq -r '.commits[0].results.boot.reason' "$OUT/results.json")" = "not run: the run was interrupted (SIGINT)" ]
+	rm "$BATS_TEST_TMPDIR/slow-ccache"
+	# At once, as a user would: not refused by the lock.
+	slow_path=$BATS_TEST_TMPDIR/bin:$(printenv PATH)
+	PATH=$slow_path validate -c boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 boot)" = pass ]
+	# Nothing of the first run's build is left.
+	while read -r p; do
+		if kill -0 "$p" 2>/dev/null; then
+			echo "compiler $p still runs"
+			false
+		fi
+	done <"$BATS_TEST_TMPDIR/compilers"
+	# (a second at most, for the last of the group to be reaped)
+	for _ in $(seq 10); do
+		[[ -n $(pgrep -g "$pid" 2>/dev/null) ]] || break
+		sleep 0.1
+	done
+	ps -o pid,ppid,stat,args -g "$pid" || true
+	[ -z "$(pgrep -g "$pid" 2>/dev/null)" ]
 }
 
 @test "validate: the heartbeat stops on TERM without a word, whenever the TERM comes" {

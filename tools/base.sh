@@ -74,9 +74,10 @@ $TOPIC_PACKAGE, version $ver ($nfiles files).")
 
 main() {
 	local ver ref
+	no_arguments "$@"
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] ||
-		die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
+		infra_error "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"
 	ver=$(package_version)
 	check_constraint "$ver"
 	ref=$(base_ref "$ver")

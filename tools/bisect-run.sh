@@ -73,9 +73,9 @@ test_step() {
 bisect() {
 	local good=$1 bad=$2 rc=0 first out
 	# shellcheck disable=SC2310 # repo_git is one git command
-	repo_git rev-parse -q --verify "$good^{commit}" >/dev/null || die "good commit '$good' not found in $WF_REPO"
+	repo_git rev-parse -q --verify "$good^{commit}" >/dev/null || bad_input "good commit '$good' not found in $WF_REPO"
 	# shellcheck disable=SC2310 # repo_git is one git command
-	repo_git rev-parse -q --verify "$bad^{commit}" >/dev/null || die "bad commit '$bad' not found in $WF_REPO"
+	repo_git rev-parse -q --verify "$bad^{commit}" >/dev/null || bad_input "bad commit '$bad' not found in $WF_REPO"
 	good=$(repo_git rev-parse "$good^{commit}")
 	bad=$(repo_git rev-parse "$bad^{commit}")
 	wf_lock bisect

@@ -17,7 +17,7 @@ set -euo pipefail
 
 main() {
 	local range=${1:-} c n=0 bad=0 subject summary rc ver parent
-	[[ $# -le 1 ]] || { echo "usage: $0 [REV-RANGE]" >&2; exit 2; }
+	[[ $# -le 1 && $range != -* ]] || { echo "usage: $0 [REV-RANGE]" >&2; exit 2; }
 	if [[ -z $range ]]; then
 		parse_branches
 		ver=$(package_version)

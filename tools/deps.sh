@@ -4,7 +4,8 @@
 #   tools/deps.sh [--check]
 #
 # As root, installs what is missing (apt-get update once, then install).
-# Otherwise, or with --check, prints the exact command and fails.
+# Otherwise, or with --check, prints the exact command and fails: a
+# missing package is an infrastructure error (exit 3).
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -30,21 +31,22 @@ missing_packages() {
 
 main() {
 	local -a missing
+	[[ $# -eq 0 || ($# -eq 1 && $1 == --check) ]] || bad_input "usage: tools/deps.sh [--check]"
 	mapfile -t missing < <(missing_packages)
 	if [[ ${#missing[@]} -eq 0 ]]; then
 		info "all ${#PACKAGES[@]} packages are installed"
 		return 0
 	fi
 	if [[ ${1:-} == --check || $(id -u) -ne 0 ]]; then
-		die "missing packages: ${missing[*]} (run: sudo apt-get update && sudo apt-get install -y ${missing[*]})"
+		infra_error "missing packages: ${missing[*]} (run: sudo apt-get update && sudo apt-get install -y ${missing[*]})"
 	fi
 	info "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null || die "apt-get update failed"
+	apt-get update -q >/dev/null || infra_error "apt-get update failed"
 	apt-get install -y -q "${missing[@]}" >/dev/null ||
-		die "apt-get install ${missing[*]} failed"
+		infra_error "apt-get install ${missing[*]} failed"
 	mapfile -t missing < <(missing_packages)
-	[[ ${#missing[@]} -eq 0 ]] || die "still missing after install: ${missing[*]}"
+	[[ ${#missing[@]} -eq 0 ]] || infra_error "still missing after install: ${missing[*]}"
 	info "installed; all ${#PACKAGES[@]} packages are present"
 }
 

@@ -18,6 +18,7 @@ set -euo pipefail
 
 main() {
 	local base topic dir new n changed f ver
+	no_arguments "$@"
 	parse_branches
 	topic=$TOPIC_NAME
 	dir=$WF_TOP/$TOPIC_PATCHDIR

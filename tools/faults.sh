@@ -6,7 +6,7 @@
 #   tools/faults.sh [-s SEED] [-k KILLS] [-n] [-a] [COMMAND...]
 #
 # COMMAND: rebuild, base, export, other-base, bisect, port, validate,
-# stress, submit, send, full-disk (default: all, in that order).
+# stress, submit, send, trailers, full-disk (default: all, in that order).
 # full-disk is validate and stress on a full disk (see "a full disk"
 # below).  For each other: after a first run that warms the cache up (-n:
 # none, the cache is warm), an uninterrupted run gives the reference result
@@ -63,7 +63,7 @@ unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
 . "$(dirname "$0")/lib.sh"
 
 FAULTS=$WF_CACHE/faults
-ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send full-disk)
+ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send trailers full-disk)
 SIGNALS=(KILL TERM INT)
 
 usage() {
@@ -329,12 +329,12 @@ main() {
 		esac
 	done
 	shift $((OPTIND - 1))
-	[[ $seed =~ ^[0-9]+$ ]] || die "SEED '$seed' is not a number"
-	[[ $KILLS =~ ^[0-9]+$ ]] || die "KILLS '$KILLS' is not a number"
+	[[ $seed =~ ^[0-9]+$ ]] || bad_input "SEED '$seed' is not a number"
+	[[ $KILLS =~ ^[0-9]+$ ]] || bad_input "KILLS '$KILLS' is not a number"
 	rows=("$@")
 	[[ ${#rows[@]} -gt 0 ]] || rows=("${ALL_ROWS[@]}")
 	for row in "${rows[@]}"; do
-		[[ $row == full-disk ]] || declare -F "row_${row//-/_}_cmd" >/dev/null || die "unknown command '$row' (known: ${ALL_ROWS[*]})"
+		[[ $row == full-disk ]] || declare -F "row_${row//-/_}_cmd" >/dev/null || bad_input "unknown command '$row' (known: ${ALL_ROWS[*]})"
 	done
 	parse_branches
 	[[ -r $TOPIC_TARBALL ]] || die "$TOPIC_TARBALL not found (install it: apt-get install $TOPIC_PACKAGE)"

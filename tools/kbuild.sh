@@ -20,7 +20,8 @@
 # and the objects built so far.  With WF_DISTCC_HOSTS (make
 # DISTCC_HOSTS="host:port/jobs ..."; distcc's DISTCC_HOSTS syntax) gcc's
 # compiles go through distcc behind ccache (CCACHE_PREFIX=distcc), with
-# -Wp,-fdirectives-only (the local build's warnings, see distcc_setup), and
+# -Wp,-fdirectives-only (the local build's warnings, see distcc_setup;
+# a clang build, -m CC=...clang or -m LLVM=1, is compiled here), and
 # make runs as many jobs as the hosts take (distcc -j, at least nproc);
 # a host that does not answer is said in one line and its jobs are
 # compiled here (distcc's own fallback), so no result depends on the
@@ -48,11 +49,21 @@ host_answers() {
 	timeout 3 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null
 }
 
-# distcc_setup: distcc for WF_DISTCC_HOSTS, and JOBS, make's -j: the
-# jobs the hosts that answer take (distcc -j), at least nproc; no distcc
-# when none answers.  Each host that does not answer is said in one line.
+# distcc_setup COMPILER: distcc for WF_DISTCC_HOSTS, and JOBS, make's -j:
+# the jobs the hosts that answer take (distcc -j), at least nproc; no
+# distcc when none answers.  Each host that does not answer is said in one
+# line.  A clang build (COMPILER clang) is compiled here, said in one
+# line: clang rejects gcc's -fdirectives-only (every compile would fail,
+# a false failure of the clang check), and without it clang warns in a
+# macro's expanded text where it does not in the source
+# (-Wtautological-pointer-compare); its -frewrite-includes keeps the
+# macros but names the object's file "<built-in>": not the local build.
 distcc_setup() {
-	local spec host port up=() n
+	local compiler=$1 spec host port up=() n
+	if [[ $compiler == clang ]]; then
+		info "distcc: a clang build is compiled here (distcc's preprocessed text does not give clang's local warnings and objects)"
+		return 0
+	fi
 	command -v distcc >/dev/null || bad_input "DISTCC_HOSTS is set but distcc is not installed (apt-get install distcc)"
 	for spec in $WF_DISTCC_HOSTS; do
 		case $spec in
@@ -143,10 +154,10 @@ verify_config() {
 	return $bad
 }
 
-# progress_ticker PID STAMP: while PID runs, every WF_PROGRESS_INTERVAL
-# seconds, the elapsed time and the number of objects newer than STAMP.
-# Run in the background; TERM ends it at once wherever it is: no trap,
-# it waits in nap (tools/lib.sh).
+# progress_ticker PID STAMP: while PID (this script) runs, every
+# WF_PROGRESS_INTERVAL seconds, the elapsed time and the number of objects
+# newer than STAMP.  Run in the background; TERM ends it at once wherever
+# it is: no trap, it waits in nap (tools/lib.sh).
 progress_ticker() {
 	local pid=$1 stamp=$2 every=${WF_PROGRESS_INTERVAL:-15} start=$SECONDS n
 	while :; do
@@ -162,22 +173,27 @@ vl_elapsed() {
 	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
 }
 
-# run_make ARGS...: make with the progress ticker; its status.
+# run_make ARGS...: make with the progress ticker; its status.  make runs
+# in the foreground, in the caller's process group: a Ctrl-C (SIGINT to
+# the group) stops it and its compilers at once.  (Started with "&", a
+# non-interactive bash would start it with SIGINT ignored, and every
+# compiler after it: the build went on as an orphan, holding the lock of
+# the make validate that ran it.)  The ticker is the background job, a
+# subshell, which SIGINT to the group ends too; it is ended after make,
+# and ends by itself once this script is gone.
 run_make() {
 	local rc=0 ticker
 	: >"$OUT/.kbuild-stamp"
-	"${MK[@]}" "$@" >"$OUT/build.log" 2>&1 &
-	local pid=$!
-	progress_ticker "$pid" "$OUT/.kbuild-stamp" &
+	progress_ticker $$ "$OUT/.kbuild-stamp" &
 	ticker=$!
-	wait "$pid" || rc=$?
+	"${MK[@]}" "$@" >"$OUT/build.log" 2>&1 || rc=$?
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	return $rc
 }
 
 main() {
-	local check=0 row arch frag f rc=0
+	local check=0 row arch frag f rc=0 compiler
 	local -a extra=()
 	SRC='' OUT='' TARGETS=()
 	while getopts 's:o:t:C:m:' opt; do
@@ -211,7 +227,13 @@ main() {
 	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'
 	export KBUILD_BUILD_USER=sysctl-wf KBUILD_BUILD_HOST=qemu
 	JOBS=$(nproc)
-	[[ -z ${WF_DISTCC_HOSTS:-} ]] || distcc_setup
+	compiler=gcc
+	for f in "${extra[@]}"; do
+		case $f in
+		LLVM=* | CC=*clang*) compiler=clang ;;
+		esac
+	done
+	[[ -z ${WF_DISTCC_HOSTS:-} ]] || distcc_setup "$compiler"
 	MK=(make -s -C "$SRC" O="$OUT" ARCH="$arch" "CC=ccache gcc"
 		-j"$JOBS" "${extra[@]}")
 	"${MK[@]}" KCONFIG_ALLCONFIG="$OUT/fragment.config" allnoconfig \

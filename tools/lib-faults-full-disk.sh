@@ -50,7 +50,7 @@ full_disk_validate() {
 # full_disk_stress ERR STATUS: the same for stress ("named").
 full_disk_stress() {
 	local err=$1 rc=$2
-	[[ $rc -eq 2 ]] || { echo "exit $rc, not 2"; return 1; }
+	[[ $rc -eq 3 ]] || { echo "exit $rc, not 3"; return 1; }
 	[[ ! -e $FAULTS/stress-out/summary.txt ]] || { echo "kept $FAULTS/stress-out/summary.txt"; return 1; }
 	grep -qxE 'stress: infrastructure error: no space left on device in /.*' "$err" ||
 		{ echo "no line names it"; return 1; }

@@ -332,3 +332,49 @@ row_send_answer() {
 		ANSWER=(-A no)
 	fi
 }
+
+# trailers: the review replies of tests/fixtures/trailers to the last
+# revision recorded as sent (written and recorded by hand, send -n, when
+# there is none), applied with -y; before each run the branch,
+# refs/wf/exported and the patch directory go back to before them.
+row_trailers_setup() {
+	local sent rev
+	local -a ids
+	row_submit_setup
+	rev=''
+	[[ ! -d $WF_COVERS/sent ]] ||
+		rev=$(find "$WF_COVERS/sent" -maxdepth 1 -name 'v*' -type d | sed 's#.*/v##' | sort -n | tail -n 1)
+	if [[ -z $rev ]]; then
+		"$WF_HOME/tools/submit.sh" -f -S "$FAULTS_SENDER" >"$FAULTS/trailers-submit.out" 2>&1 ||
+			die "cannot write the revision to reply to (see $FAULTS/trailers-submit.out)"
+		"$WF_HOME/tools/send.sh" -f -n >>"$FAULTS/trailers-submit.out" 2>&1 ||
+			die "cannot record the revision to reply to (see $FAULTS/trailers-submit.out)"
+		rev=$(find "$WF_COVERS/sent" -maxdepth 1 -name 'v*' -type d | sed 's#.*/v##' | sort -n | tail -n 1)
+	fi
+	sent=$WF_COVERS/sent/v$rev
+	mapfile -t ids < <(sed -n 's/^Message-Id: //Ip' "$sent/patches.mbox")
+	[[ ${#ids[@]} -ge 3 ]] || die "the trailers row needs a series of 3 patches or more ($sent has ${#ids[@]})"
+	mkdir -p "$FAULTS/trailers"
+	TRAILERS_MBOX=$FAULTS/trailers/replies.mbox
+	# (the replies to patches 3 and 5: to the third and the last)
+	sed -e "s/@COVER@/$(sed -n 's/^message-id: //p' "$sent/record")/g" \
+		-e "s/@P3@/${ids[2]}/g" -e "s/@P5@/${ids[-1]}/g" \
+		"$WF_HOME/tests/fixtures/trailers/replies.mbox" >"$TRAILERS_MBOX"
+	TRAILERS_TIP=$(repo_git rev-parse "$(topic_ref)")
+	TRAILERS_PATCHES=$FAULTS/trailers/patches
+	rm -rf "$TRAILERS_PATCHES"
+	cp -r "$WF_TOP/$TOPIC_PATCHDIR" "$TRAILERS_PATCHES"
+}
+row_trailers_prepare() {
+	repo_git update-ref "$(topic_ref)" "$TRAILERS_TIP"
+	repo_git update-ref refs/wf/exported "$TRAILERS_TIP"
+	rm -rf "${WF_TOP:?}/$TOPIC_PATCHDIR"
+	cp -r "$TRAILERS_PATCHES" "$WF_TOP/$TOPIC_PATCHDIR"
+}
+row_trailers_cmd() { CMD=("$WF_HOME/tools/trailers.sh" -m "$TRAILERS_MBOX" -y); }
+row_trailers_result() {
+	printf 'branch: %s\n' "$(repo_git rev-parse "$(topic_ref)")"
+	printf 'exported: %s\n' "$(repo_git rev-parse refs/wf/exported)"
+	(cd "$WF_TOP/$TOPIC_PATCHDIR" && find . -type f | LC_ALL=C sort | xargs -r sha256sum)
+	leftovers
+}

@@ -2,6 +2,18 @@
 # Shared helpers for the workflow scripts.  Sourced, never run.
 # shellcheck shell=bash
 
+# -h or --help among the arguments of the script that sources this file
+# (sourced at its top, it sees them): the script's header comment, its
+# usage, on stdout, and exit 0, before anything is read or written.
+wf_usage() {
+	sed -n '2,${/^#/!q;/^# shellcheck /d;s/^# \{0,1\}//;p}' "$1"
+}
+for wf_arg in "$@"; do
+	[[ $wf_arg != -- ]] || break
+	[[ $wf_arg != -h && $wf_arg != --help ]] || { wf_usage "$0"; exit 0; }
+done
+unset wf_arg
+
 # The checkout holding these scripts.
 WF_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The checkout holding the data: branches.txt and the patches (the tests
@@ -22,8 +34,11 @@ WF_BRANCH=${WF_BRANCH:-}
 
 WF_PROG=${WF_PROG:-$(basename "$0" .sh)}
 
-# die MESSAGE: the command failed (exit 1); bad_input MESSAGE: what it
-# was given is wrong (exit 2).  One line each, on stderr.
+# The exit status of every command (README.md, doc/pipeline.md "Exit
+# status"): 0 pass, 1 a check failed, 2 bad input, 3 an infrastructure
+# error.  die MESSAGE: the command failed (exit 1); bad_input MESSAGE: what
+# it was given is wrong (exit 2); infra_error MESSAGE: what it needs is
+# broken or missing, not the series (exit 3).  One line each, on stderr.
 die() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
 	exit 1
@@ -32,6 +47,17 @@ die() {
 bad_input() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
 	exit 2
+}
+
+infra_error() {
+	printf '%s: infrastructure error: %s\n' "$WF_PROG" "$*" >&2
+	exit 3
+}
+
+# no_arguments ARG...: bad input, before anything is done, when a command
+# that takes no argument is given one.
+no_arguments() {
+	[[ $# -eq 0 ]] || bad_input "unknown argument '$1': ${0##*/} takes none (--help: its usage)"
 }
 
 # nap SECONDS: wait SECONDS (a fraction too) with no child process: in
@@ -92,12 +118,12 @@ branch_exported() {
 # parse_branches: read $WF_BRANCHES: the topic lines into the TOPICS_*
 # arrays, the subsystem trees into the TREE_* arrays; then select the
 # topic branch WF_BRANCH names (the first when empty) into the TOPIC_*
-# variables.  Dies naming the line number of the first malformed line, or
-# the branch that is not there.
+# variables.  Bad input (exit 2) naming the line number of the first
+# malformed line, or the branch that is not there.
 parse_branches() {
 	local file=$WF_BRANCHES line lineno=0 kind i sel=''
 	local -a f
-	[[ -r $file ]] || die "cannot read branches file $file"
+	[[ -r $file ]] || bad_input "cannot read branches file $file"
 	TOPICS_ID=() TOPICS_NAME=() TOPICS_PACKAGE=() TOPICS_CONSTRAINT=() TOPICS_PATCHDIR=()
 	TREE_NAMES=() TREE_URLS=() TREE_BRANCHES=() TREE_OWNS=()
 	while IFS= read -r line || [[ -n $line ]]; do
@@ -109,43 +135,43 @@ parse_branches() {
 		case $kind in
 		topic)
 			[[ ${#f[@]} -eq 6 ]] ||
-				die "$file:$lineno: 'topic' takes 5 fields (id branch package constraint patchdir), got $((${#f[@]} - 1))"
+				bad_input "$file:$lineno: 'topic' takes 5 fields (id branch package constraint patchdir), got $((${#f[@]} - 1))"
 			[[ ${f[1]} =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] ||
-				die "$file:$lineno: '${f[1]}' is not a branch id (letters, digits, '.', '_', '-')"
+				bad_input "$file:$lineno: '${f[1]}' is not a branch id (letters, digits, '.', '_', '-')"
 			for i in "${!TOPICS_ID[@]}"; do
-				[[ ${TOPICS_ID[i]} != "${f[1]}" ]] || die "$file:$lineno: second topic with the id '${f[1]}'"
-				[[ ${TOPICS_NAME[i]} != "${f[2]}" ]] || die "$file:$lineno: second topic on the branch '${f[2]}'"
+				[[ ${TOPICS_ID[i]} != "${f[1]}" ]] || bad_input "$file:$lineno: second topic with the id '${f[1]}'"
+				[[ ${TOPICS_NAME[i]} != "${f[2]}" ]] || bad_input "$file:$lineno: second topic on the branch '${f[2]}'"
 			done
 			git check-ref-format --branch "${f[2]}" >/dev/null 2>&1 ||
-				die "$file:$lineno: '${f[2]}' is not a valid branch name"
+				bad_input "$file:$lineno: '${f[2]}' is not a valid branch name"
 			[[ ${f[3]} =~ ^[a-z0-9][a-z0-9.+-]+$ ]] ||
-				die "$file:$lineno: '${f[3]}' is not a Debian package name"
+				bad_input "$file:$lineno: '${f[3]}' is not a Debian package name"
 			[[ ${f[4]} =~ ^(\>=|\<=|\>\>|\<\<|=)[0-9][A-Za-z0-9.+~:-]*$ || ${f[4]} == any ]] ||
-				die "$file:$lineno: '${f[4]}' is not a version constraint (>=V, <=V, >>V, <<V, =V or any)"
+				bad_input "$file:$lineno: '${f[4]}' is not a version constraint (>=V, <=V, >>V, <<V, =V or any)"
 			[[ ${f[5]} != /* && ${f[5]} != *..* ]] ||
-				die "$file:$lineno: patch directory '${f[5]}' must be relative to the checkout"
+				bad_input "$file:$lineno: patch directory '${f[5]}' must be relative to the checkout"
 			TOPICS_ID+=("${f[1]}") TOPICS_NAME+=("${f[2]}") TOPICS_PACKAGE+=("${f[3]}")
 			TOPICS_CONSTRAINT+=("${f[4]}") TOPICS_PATCHDIR+=("${f[5]}")
 			;;
 		tree)
 			[[ ${#f[@]} -ge 5 ]] ||
-				die "$file:$lineno: 'tree' takes at least 4 fields (name location branch owned...), got $((${#f[@]} - 1))"
+				bad_input "$file:$lineno: 'tree' takes at least 4 fields (name location branch owned...), got $((${#f[@]} - 1))"
 			[[ ${f[1]} =~ ^[A-Za-z0-9_.-]+$ ]] ||
-				die "$file:$lineno: '${f[1]}' is not a tree name"
+				bad_input "$file:$lineno: '${f[1]}' is not a tree name"
 			TREE_NAMES+=("${f[1]}") TREE_URLS+=("${f[2]}")
 			TREE_BRANCHES+=("${f[3]}") TREE_OWNS+=("${f[*]:4}")
 			;;
 		*)
-			die "$file:$lineno: unknown record '$kind' (expected 'topic' or 'tree')"
+			bad_input "$file:$lineno: unknown record '$kind' (expected 'topic' or 'tree')"
 			;;
 		esac
 	done <"$file"
-	[[ ${#TOPICS_ID[@]} -gt 0 ]] || die "$file: no 'topic' line"
+	[[ ${#TOPICS_ID[@]} -gt 0 ]] || bad_input "$file: no 'topic' line"
 	for i in "${!TOPICS_ID[@]}"; do
 		[[ -n $WF_BRANCH && ${TOPICS_ID[i]} != "$WF_BRANCH" ]] || { sel=$i; break; }
 	done
 	[[ -n $sel ]] ||
-		die "no branch '$WF_BRANCH' in $file (the branches: ${TOPICS_ID[*]})"
+		bad_input "no branch '$WF_BRANCH' in $file (the branches: ${TOPICS_ID[*]})"
 	# shellcheck disable=SC2034 # used by the scripts that source this file
 	TOPIC_ID=${TOPICS_ID[sel]} TOPIC_NAME=${TOPICS_NAME[sel]} TOPIC_PACKAGE=${TOPICS_PACKAGE[sel]}
 	# shellcheck disable=SC2034
@@ -181,10 +207,11 @@ package_version() {
 		return
 	fi
 	dpkg-query -W -f='${Version}\n' "$TOPIC_PACKAGE" 2>/dev/null ||
-		die "package $TOPIC_PACKAGE is not installed (run: apt-get install $TOPIC_PACKAGE)"
+		infra_error "package $TOPIC_PACKAGE is not installed (run: apt-get install $TOPIC_PACKAGE)"
 }
 
-# check_constraint VERSION: die unless VERSION satisfies TOPIC_CONSTRAINT.
+# check_constraint VERSION: an infrastructure error (the package installed
+# here) unless VERSION satisfies TOPIC_CONSTRAINT.
 check_constraint() {
 	local ver=$1 op want
 	[[ $TOPIC_CONSTRAINT == any ]] && return 0
@@ -194,7 +221,7 @@ check_constraint() {
 	'>=') op=ge ;; '<=') op=le ;; '>>') op=gt ;; '<<') op=lt ;; '=') op=eq ;;
 	esac
 	dpkg --compare-versions "$ver" "$op" "$want" ||
-		die "$TOPIC_PACKAGE $ver does not satisfy the constraint $TOPIC_CONSTRAINT in $WF_BRANCHES"
+		infra_error "$TOPIC_PACKAGE $ver does not satisfy the constraint $TOPIC_CONSTRAINT in $WF_BRANCHES"
 }
 
 # base_ref VERSION: the tag under which the pristine import is kept.

@@ -209,7 +209,7 @@ select_mutants() {
 	if [[ $# -gt 0 ]]; then
 		NAMES=("$@")
 		for name in "${NAMES[@]}"; do
-			[[ -f $MDIR/$name.patch ]] || die "no mutant $name in $MDIR"
+			[[ -f $MDIR/$name.patch ]] || bad_input "no mutant $name in $MDIR"
 		done
 	else
 		for m in "$MDIR"/*.patch; do
@@ -352,7 +352,7 @@ main() {
 	for name in "$@"; do
 		[[ $name != -* ]] || usage
 	done
-	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "MUTANTS_TIMEOUT is not a number of seconds: $TIMEOUT"
+	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || bad_input "MUTANTS_TIMEOUT is not a number of seconds: $TIMEOUT"
 	[[ -d $MDIR ]] || die "no mutants directory $MDIR"
 	git -C "$TOP" rev-parse --show-toplevel >/dev/null 2>&1 || die "$TOP is not a git checkout"
 	if [[ $mode == coverage ]]; then

@@ -34,11 +34,11 @@ usage() {
 # unpack_deb DEB DIR: the tarball of a linux-source .deb into DIR.
 unpack_deb() {
 	local deb=$1 dir=$2 pkg
-	pkg=$(dpkg-deb -f "$deb" Package 2>/dev/null) || die "$deb is not a .deb package"
-	[[ $pkg == "$TOPIC_PACKAGE" ]] || die "$deb is $pkg, not $TOPIC_PACKAGE"
+	pkg=$(dpkg-deb -f "$deb" Package 2>/dev/null) || bad_input "$deb is not a .deb package"
+	[[ $pkg == "$TOPIC_PACKAGE" ]] || bad_input "$deb is $pkg, not $TOPIC_PACKAGE"
 	dpkg-deb -x "$deb" "$dir/x"
 	[[ -r $dir/x/usr/src/$TOPIC_PACKAGE.tar.xz ]] ||
-		die "$deb has no usr/src/$TOPIC_PACKAGE.tar.xz"
+		bad_input "$deb has no usr/src/$TOPIC_PACKAGE.tar.xz"
 	mv "$dir/x/usr/src/$TOPIC_PACKAGE.tar.xz" "$dir/"
 	rm -rf "$dir/x"
 }
@@ -49,12 +49,12 @@ unpack_deb() {
 check_source() {
 	case $1 in
 	*.deb | *.tar.xz)
-		[[ -r $1 ]] || die "$1 not found"
-		[[ $1 == *.deb || -n $2 ]] || die "-V VERSION is needed with a tarball" ;;
+		[[ -r $1 ]] || bad_input "$1 not found"
+		[[ $1 == *.deb || -n $2 ]] || bad_input "-V VERSION is needed with a tarball" ;;
 	*)
 		[[ -z $2 ]] || usage
 		apt-cache madison "$TOPIC_PACKAGE" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
-			grep -qxF "$1" || die "apt knows no $TOPIC_PACKAGE $1 (see: apt-cache madison $TOPIC_PACKAGE)" ;;
+			grep -qxF "$1" || bad_input "apt knows no $TOPIC_PACKAGE $1 (see: apt-cache madison $TOPIC_PACKAGE)" ;;
 	esac
 }
 

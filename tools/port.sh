@@ -72,17 +72,17 @@ topic_index() {
 	return 1
 }
 
-# check_ids FROM TO: die in one line on a missing, unknown or equal id.
+# check_ids FROM TO: bad input (exit 2) in one line on a missing, unknown or equal id.
 check_ids() {
 	local from=$1 to=$2 id
 	[[ -n $from && -n $to ]] ||
-		die "FROM= and TO= are both needed, e.g. make port FROM=${TOPICS_ID[0]} TO=${TOPICS_ID[1]:-<id>} (the branches: ${TOPICS_ID[*]})"
+		bad_input "FROM= and TO= are both needed, e.g. make port FROM=${TOPICS_ID[0]} TO=${TOPICS_ID[1]:-<id>} (the branches: ${TOPICS_ID[*]})"
 	for id in "$from" "$to"; do
 		# shellcheck disable=SC2310 # topic_index is one loop: its status is the answer
 		topic_index "$id" >/dev/null ||
-			die "no branch '$id' in $WF_BRANCHES (the branches: ${TOPICS_ID[*]})"
+			bad_input "no branch '$id' in $WF_BRANCHES (the branches: ${TOPICS_ID[*]})"
 	done
-	[[ $from != "$to" ]] || die "FROM and TO are the same branch '$from'"
+	[[ $from != "$to" ]] || bad_input "FROM and TO are the same branch '$from'"
 }
 
 # on_branch ID COMMAND...: run COMMAND on the topic branch ID, in its own

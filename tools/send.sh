@@ -75,15 +75,15 @@ loopback_server() {
 	elif [[ $spec =~ ^([^:]+)(:([0-9]+))?$ ]]; then
 		host=${BASH_REMATCH[1]} port=${BASH_REMATCH[3]}
 	else
-		die "SMTP server '$spec' is not HOST[:PORT]"
+		bad_input "SMTP server '$spec' is not HOST[:PORT]"
 	fi
 	port=${port:-${SMTP_PORT:-25}}
-	[[ $port =~ ^[0-9]+$ && $port -ge 1 && $port -le 65535 ]] || die "SMTP server '$spec': bad port '$port'"
+	[[ $port =~ ^[0-9]+$ && $port -ge 1 && $port -le 65535 ]] || bad_input "SMTP server '$spec': bad port '$port'"
 	mapfile -t ips < <(getent ahosts "$host" 2>/dev/null | awk '{print $1}' | sort -u)
-	[[ ${#ips[@]} -gt 0 ]] || die "SMTP server '$host' does not resolve"
+	[[ ${#ips[@]} -gt 0 ]] || bad_input "SMTP server '$host' does not resolve"
 	for ip in "${ips[@]}"; do
 		[[ $ip =~ ^127\.[0-9]+\.[0-9]+\.[0-9]+$ || $ip == ::1 ]] ||
-			die "SMTP server '$host' is not a loopback address ($ip): a rehearsal only talks to a server on this machine (make send sends for real)"
+			bad_input "SMTP server '$host' is not a loopback address ($ip): a rehearsal only talks to a server on this machine (make send sends for real)"
 	done
 	printf '%s %s\n' "${ips[0]}" "$port"
 }
@@ -112,9 +112,9 @@ user_config() {
 use_configured_server() {
 	local host port enc user key flag v i=0
 	host=$(user_config sendemail.smtpServer)
-	[[ -n $host ]] || die "no SMTP server in your git configuration: git config --global sendemail.smtpServer smtp.your.provider (with smtpServerPort, smtpEncryption, smtpUser: doc/sending.md); a rehearsal to a local test server: make rehearse SMTP=127.0.0.1:PORT"
+	[[ -n $host ]] || bad_input "no SMTP server in your git configuration: git config --global sendemail.smtpServer smtp.your.provider (with smtpServerPort, smtpEncryption, smtpUser: doc/sending.md); a rehearsal to a local test server: make rehearse SMTP=127.0.0.1:PORT"
 	[[ $host != /* ]] ||
-		die "sendemail.smtpServer is a program ($host): make send talks SMTP only; send with your own git send-email, then: make record-sent REV=$REV"
+		bad_input "sendemail.smtpServer is a program ($host): make send talks SMTP only; send with your own git send-email, then: make record-sent REV=$REV"
 	v=$(user_config sendemail.smtpPass)
 	[[ -z $v ]] ||
 		info "sendemail.smtpPass is not used: the password comes from git's credential helper (doc/sending.md)"
@@ -317,7 +317,7 @@ read_options() {
 		f) PF=(-f) ;;
 		d) DIR=$OPTARG ;;
 		r)
-			[[ $OPTARG =~ ^[1-9][0-9]*$ ]] || die "revision '$OPTARG' is not a positive number"
+			[[ $OPTARG =~ ^[1-9][0-9]*$ ]] || bad_input "revision '$OPTARG' is not a positive number"
 			DIR=$WF_OUT/submit/v$OPTARG
 			;;
 		t) TO=$OPTARG ;;
@@ -326,7 +326,7 @@ read_options() {
 		y) YES=1 ;;
 		R) REHEARSE=1 ;;
 		A)
-			[[ $OPTARG == yes || $OPTARG == no ]] || die "ARRIVED='$OPTARG' is neither yes nor no"
+			[[ $OPTARG == yes || $OPTARG == no ]] || bad_input "ARRIVED='$OPTARG' is neither yes nor no"
 			ARRIVED=$OPTARG
 			;;
 		*) usage ;;
@@ -336,14 +336,14 @@ read_options() {
 	[[ $# -eq 0 ]] || usage
 	TO=${TO:-maintainers}
 	[[ $TO == maintainers || $TO =~ ^[^,@[:space:]]+@[^,@[:space:]]+(,[^,@[:space:]]+@[^,@[:space:]]+)*$ ]] ||
-		die "TO='$TO' is neither 'maintainers' nor a list of addresses"
+		bad_input "TO='$TO' is neither 'maintainers' nor a list of addresses"
 	if [[ $REHEARSE -eq 0 ]]; then
 		[[ -z $SMTP_SPEC ]] ||
-			die "SMTP=$SMTP_SPEC names a rehearsal's server (make rehearse SMTP=$SMTP_SPEC); make send sends through your git config sendemail.*"
+			bad_input "SMTP=$SMTP_SPEC names a rehearsal's server (make rehearse SMTP=$SMTP_SPEC); make send sends through your git config sendemail.*"
 		[[ $TO == maintainers ]] ||
-			die "a trial to $TO is a rehearsal: make rehearse TO=$TO"
+			bad_input "a trial to $TO is a rehearsal: make rehearse TO=$TO"
 	elif [[ $TO == maintainers && -z $SMTP_SPEC ]]; then
-		die "a rehearsal to the maintainers goes to a loopback test server only: SMTP=127.0.0.1:PORT (TO=you@your.domain: a trial through your own server)"
+		bad_input "a rehearsal to the maintainers goes to a loopback test server only: SMTP=127.0.0.1:PORT (TO=you@your.domain: a trial through your own server)"
 	fi
 }
 

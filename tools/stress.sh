@@ -45,10 +45,12 @@
 # tree with uncommitted changes, or a run that could not run.  -P is part
 # of the key.
 # Fails when a program fails, the guest hangs or panics, or the console
-# has any report of the debug options.  Exit status: 0 pass, 1 fail, 2
-# could not run.  A full disk (less than 1 MiB free where the run writes,
-# OUTDIR or $WF_CACHE) is an infrastructure error, neither a pass nor a
-# failure of the kernel: one line names it, status 2.  Killed, the run
+# has any report of the debug options, or the tip does not build in the
+# debug config (the series may have broken it).  Exit status: 0 pass, 1
+# fail, 2 bad input, 3 an infrastructure error: a guest could not run
+# (qemu-boot/run.sh's 2), or a full disk (less than 1 MiB free where the
+# run writes, OUTDIR or $WF_CACHE), neither a pass nor a failure of the
+# kernel: one line names it.  Killed, the run
 # leaves no summary.txt (it is written last, under a temporary name); the
 # next run says what it cleaned up (lock and marker: tools/lib.sh).
 # WF_TEST_STRESS_RUN and WF_TEST_STRESS_MKINITRAMFS replace qemu-boot/run.sh and
@@ -105,13 +107,23 @@ out_of_space() {
 	return 1
 }
 
+# build_failed MESSAGE: a kernel of the tip does not build: a failed
+# check (exit 1), said in one line; the run ends cleanly (its marker goes).
+# A build that failed for want of space is the infrastructure error
+# instead (on_exit).
+build_failed() {
+	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
+	exit 1
+}
+
 # infra_error DIR: the infrastructure error of a full disk, in one line;
-# exit 2.
+# exit 3.
 infra_error() {
 	trap - EXIT
 	printf '%s: infrastructure error: no space left on device in %s\n' "$WF_PROG" "$1" >&2
 	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
-	exit 2
+	exit 3
 }
 
 # infra_error_if_full [DIR]: infra_error when OUT or the cache is full, or
@@ -262,7 +274,7 @@ build_kernels() {
 	[[ -z $KERNEL ]] || return 0
 	info "building the debug config of $SRC"
 	"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/debug" debug ||
-		bad_input "the debug config of $SRC does not build (log: $WF_CACHE/build/debug/build.log)"
+		build_failed "the debug config of $SRC does not build (log: $WF_CACHE/build/debug/build.log)"
 	KERNEL=$WF_CACHE/build/debug/arch/x86/boot/bzImage
 	[[ $COST -eq 1 ]] || return 0
 	BOOT_KERNEL=$(validated_boot_kernel)
@@ -271,7 +283,7 @@ build_kernels() {
 	else
 		info "building the boot config of $SRC (for the cost figures)"
 		"$WF_HOME/tools/build.sh" -s "$SRC" -o "$WF_CACHE/build/boot" boot ||
-			bad_input "the boot config of $SRC does not build"
+			build_failed "the boot config of $SRC does not build (log: $WF_CACHE/build/boot/build.log)"
 		BOOT_KERNEL=$WF_CACHE/build/boot/arch/x86/boot/bzImage
 	fi
 }
@@ -332,9 +344,15 @@ main() {
 	write_summary
 	# A failure for want of space is no result: never kept.
 	[[ $RC -eq 0 ]] || infra_error_if_full
+	# A guest that could not run (run.sh's 2): an infrastructure error.
+	[[ $RC -ne 2 ]] || RC=3
 	keep_result "$key" "$RC"
 	wf_run_end
-	if [[ $RC -eq 0 ]]; then info "PASS (logs: $OUT)"; else info "FAIL (logs: $OUT)"; fi
+	case $RC in
+	0) info "PASS (logs: $OUT)" ;;
+	3) printf '%s: infrastructure error: a guest could not run (logs: %s)\n' "$WF_PROG" "$OUT" >&2 ;;
+	*) info "FAIL (logs: $OUT)" ;;
+	esac
 	return $RC
 }
 

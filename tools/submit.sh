@@ -245,7 +245,7 @@ read_options() {
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
-	[[ -z $REV || $REV =~ ^[1-9][0-9]*$ ]] || die "revision '$REV' is not a positive number"
+	[[ -z $REV || $REV =~ ^[1-9][0-9]*$ ]] || bad_input "revision '$REV' is not a positive number"
 	[[ -z $SENDER_OPT ]] || use_sender "$SENDER_OPT"
 	command -v b4 >/dev/null || die "b4 is not installed (apt-get install b4)"
 	command -v git-filter-repo >/dev/null || die "git-filter-repo is not installed (apt-get install git-filter-repo)"

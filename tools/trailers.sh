@@ -25,6 +25,15 @@
 # trees, authors and author dates stay; the committer is the rebuild's)
 # and the branch is exported to patches/ (tools/export.sh).  The branch
 # moves only once every commit was rewritten.
+#
+# Crash safety (tools/lib-run.sh): the lock and the run marker
+# $WF_CACHE/trailers.run ("phase=rewrite", then "phase=update" and
+# "phase=export" with the new tip, "new=").  Killed before the branch
+# moved, a run left only unreachable commits: the next run applies the
+# trailers again.  Killed after it moved and before the export was
+# done, it left the branch ahead of patches/ (which the check that the
+# branch is exported would refuse): the next run finishes the export,
+# says so in one line, and then finds every trailer already there.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -93,22 +102,43 @@ sent_patch_ids() {
 	git patch-id --stable <"$SENT_DIR/v$1/patches.mbox" | cut -d' ' -f1
 }
 
-# check_branch: TOPIC and BASE of the branch, which must be exported
-# and have a sent revision recorded.
+# refuse MESSAGE: this run ends with nothing half-done (its marker goes),
+# with MESSAGE as the error.
+refuse() {
+	wf_run_end
+	die "$@"
+}
+
+# finish_interrupted: a killed run's marker with the tip it moved the
+# branch to ("new="): when the branch is there and not exported, export it
+# now (the killed run's last step).
+finish_interrupted() {
+	local tip
+	# shellcheck disable=SC2310 # wf_recovering is one test: its status is the answer
+	wf_recovering || return 0
+	# shellcheck disable=SC2310 # repo_git is one git command
+	tip=$(repo_git rev-parse -q --verify "refs/heads/$TOPIC_NAME") || tip=''
+	# shellcheck disable=SC2310 # its status is its answer
+	if [[ -n ${WF_PREV[new]:-} && $tip == "${WF_PREV[new]}" ]] && ! branch_exported "$TOPIC_NAME"; then
+		wf_repaired "exporting the trailers it had added to $TOPIC_NAME"
+		wf_report_repairs
+		wf_run_note phase=export "new=$tip"
+		"$WF_HOME/tools/export.sh"
+	fi
+	wf_report_repairs last
+}
+
+# check_branch: the branch TOPIC must be there, exported, and have a
+# sent revision recorded.
 check_branch() {
-	local ver
-	parse_branches
-	TOPIC=$TOPIC_NAME
-	ver=$(package_version)
-	BASE=$(base_ref "$ver")
 	# shellcheck disable=SC2310 # repo_git is one git command
 	repo_git rev-parse -q --verify "refs/heads/$TOPIC" >/dev/null ||
-		die "no branch $TOPIC in $WF_REPO (run: make rebuild)"
+		refuse "no branch $TOPIC in $WF_REPO (run: make rebuild)"
 	# shellcheck disable=SC2310 # its status is its answer
 	branch_exported "$TOPIC" ||
-		die "branch $TOPIC has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
+		refuse "branch $TOPIC has changes not exported to $TOPIC_PATCHDIR/ (run 'make export' first)"
 	# shellcheck disable=SC2310 # its output is the answer; it does not rely on set -e
-	[[ -n $(sent_revisions) ]] || die "no sent revision recorded in cover-letters/$WF_BRANCH/sent/: nothing to take replies to"
+	[[ -n $(sent_revisions) ]] || refuse "no sent revision recorded in cover-letters/$WF_BRANCH/sent/: nothing to take replies to"
 }
 
 # read_branch: COMMITS of the branch, their SUBJECTS and patch-ids
@@ -205,11 +235,13 @@ rewrite_branch() {
 		parent=$(GIT_COMMITTER_DATE=$(repo_git log -1 --format=%ad --date=raw "$c") \
 			recommit "$WF_REPO" "$c" "$parent" "$(repo_git log -1 --format='%an <%ae>' "$c")" <<<"$msg")
 	done
+	wf_run_note phase=update "new=$parent"
 	repo_git update-ref -m "trailers from $1" "refs/heads/$TOPIC" "$parent" "${COMMITS[n - 1]}"
+	wf_run_note phase=export "new=$parent"
 }
 
 main() {
-	local mbox='' yes=0 opt tmp ids answer
+	local mbox='' yes=0 opt tmp ids answer ver
 	while getopts 'm:y' opt; do
 		case $opt in
 		m) mbox=$OPTARG ;;
@@ -219,8 +251,15 @@ main() {
 	done
 	shift $((OPTIND - 1))
 	[[ $# -eq 0 ]] || usage
-	[[ -n $mbox ]] || die "no mailbox: MBOX=file names the replies to a sent revision"
-	[[ -f $mbox && -r $mbox ]] || die "mailbox $mbox not found"
+	[[ -n $mbox ]] || bad_input "no mailbox: MBOX=file names the replies to a sent revision"
+	[[ -f $mbox && -r $mbox ]] || bad_input "mailbox $mbox not found"
+	parse_branches
+	TOPIC=$TOPIC_NAME
+	ver=$(package_version)
+	BASE=$(base_ref "$ver")
+	wf_lock trailers
+	wf_run_begin trailers
+	finish_interrupted
 	check_branch
 
 	tmp=$(mktemp -d)
@@ -228,8 +267,8 @@ main() {
 	trap "rm -rf '$tmp'" EXIT
 	sent_ids >"$tmp/ids"
 	# shellcheck disable=SC2310 # replies is one python3 command
-	ids=$(replies "$mbox" "$tmp/ids") || die "cannot read the mailbox $mbox"
-	[[ -n $ids ]] || die "no Reviewed-by/Acked-by/Tested-by in $mbox in reply to a revision recorded in cover-letters/$WF_BRANCH/sent/"
+	ids=$(replies "$mbox" "$tmp/ids") || refuse "cannot read the mailbox $mbox"
+	[[ -n $ids ]] || refuse "no Reviewed-by/Acked-by/Tested-by in $mbox in reply to a revision recorded in cover-letters/$WF_BRANCH/sent/"
 
 	read_branch
 	match_sent "$ids"
@@ -237,16 +276,19 @@ main() {
 	plan_trailers "$ids"
 	if [[ $APPLIED -eq 0 ]]; then
 		info "nothing to apply ($REPORTED trailer(s) reported)"
+		wf_run_end
 		return 0
 	fi
 	if [[ $yes -eq 0 ]]; then
 		printf 'Add %d trailer(s) to %s? [y/N] ' "$APPLIED" "$TOPIC" >&2
 		read -r answer || { answer='' && echo >&2; }
-		[[ $answer == [yY]* ]] || die "not applied ($APPLIED trailer(s)): answer y, or YES=1"
+		[[ $answer == [yY]* ]] || refuse "not applied ($APPLIED trailer(s)): answer y, or YES=1"
 	fi
+	wf_run_note phase=rewrite
 	rewrite_branch "$mbox"
 	info "added $APPLIED trailer(s) to $TOPIC ($REPORTED reported, not applied)"
 	"$WF_HOME/tools/export.sh"
+	wf_run_end
 }
 
 main "$@"
