@@ -440,7 +440,7 @@ stress_fixture() {
 sent_with_replies() {
 	local sent=$WF_TOP/cover-letters/6.1/sent/v1 ids
 	"$TOOLS/submit.sh" >/dev/null 2>&1
-	"$TOOLS/send.sh" -n >/dev/null 2>&1
+	"$TOOLS/record-sent.sh" >/dev/null 2>&1
 	mapfile -t ids < <(sed -n 's/^Message-Id: //Ip' "$sent/patches.mbox")
 	REPLIES=$BATS_TEST_TMPDIR/replies.mbox
 	sed -e "s/@COVER@/$(sed -n 's/^message-id: //p' "$sent/record")/g" \

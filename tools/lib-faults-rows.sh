@@ -347,7 +347,7 @@ row_trailers_setup() {
 	if [[ -z $rev ]]; then
 		"$WF_HOME/tools/submit.sh" -f -S "$FAULTS_SENDER" >"$FAULTS/trailers-submit.out" 2>&1 ||
 			die "cannot write the revision to reply to (see $FAULTS/trailers-submit.out)"
-		"$WF_HOME/tools/send.sh" -f -n >>"$FAULTS/trailers-submit.out" 2>&1 ||
+		"$WF_HOME/tools/record-sent.sh" -f >>"$FAULTS/trailers-submit.out" 2>&1 ||
 			die "cannot record the revision to reply to (see $FAULTS/trailers-submit.out)"
 		rev=$(find "$WF_COVERS/sent" -maxdepth 1 -name 'v*' -type d | sed 's#.*/v##' | sort -n | tail -n 1)
 	fi
