@@ -42,6 +42,10 @@ use_checkout() {
 	sed -n '1,/^$/p' "$p2" | grep -q 'x86@example.org'
 	headers=$(sed -n '1,/^$/p' "$p2")
 	[[ $headers != *docs@example.org* ]]
+	# Patch 1 as well: its own maintainers and the people of its trailers.
+	headers=$(sed -n '1,/^$/p' "$dir"/0001-*.eml)
+	[[ $headers == *sysctl@example.org* && $headers == *dev@fixture.home.arpa* ]]
+	[[ $headers != *x86@example.org* && $headers != *docs@example.org* ]]
 	# The cover goes to everyone.
 	sed -n '1,/^$/p' "$cover" | grep -q 'docs@example.org'
 	sed -n '1,/^$/p' "$cover" | grep -q 'x86@example.org'
