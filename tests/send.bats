@@ -136,6 +136,31 @@ PY
 	[ ! -e "$WF_CACHE/branches/6.1/send.run" ]
 }
 
+@test "send: a message whose final dot the server rejects (5xx) fails the send, is not taken for sent, and goes again" {
+	dir=$WF_TOP/out/6.1/submit/v1
+	# A server that rejects the fourth message it is given.
+	kill "$SMTP_PID"
+	wait "$SMTP_PID" || true
+	rm "$BATS_TEST_TMPDIR/port"
+	SMTP_FIXTURE_REJECT=4 start_smtp
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	mapfile -t files < <(find "$dir" -maxdepth 1 -name '*.eml' -printf '%f\n' | LC_ALL=C sort)
+	[[ ${lines[-1]} == "send: error: git send-email of ${files[3]} to 127.0.0.1:$SMTP_PORT failed after 3 of 7 message(s): "* ]]
+	# Its dialogue: the dot written, answered 554.
+	sed -n "/^+ git send-email ${files[3]}\$/,\$p" "$dir/send.log" | grep -A1 '>>> \.$' | grep -q '<<< 554 '
+	[ "$(grep '^sending: ' "$dir/sending" | tail -n 1)" = "sending: ${files[3]}" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
+	# Run again (the server takes it now): that message again, then the rest.
+	run "$TOOLS/send.sh" -t maintainers -s "127.0.0.1:$SMTP_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"v1 was half-sent: 3 message(s) sent already, ${files[3]} did not arrive; sending the rest"* ]]
+	diff <(for f in "${files[@]}"; do sed -n 's/^Message-Id: //Ip' "$dir/$f"; done) <(received Message-Id)
+	[ -f "$WF_TOP/cover-letters/6.1/sent/v1/record" ]
+}
+
 @test "send: a server that dies part-way fails the send in one line; the re-run sends only the rest" {
 	dir=$WF_TOP/out/6.1/submit/v1
 	# A server that exits after its third message.
