@@ -182,8 +182,10 @@ fake_stages() {
 	WF_TEST_JOBS=1 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" 3>&-
 	[ "$status" -eq 0 ]
 	[ "$(awk '{ print $1 }' "$d/log" | tr '\n' ' ')" = "start end start end " ]
-	# By default, two lanes on two CPUs or more, else one.
+	# By default, two lanes on two CPUs or more, else one (whatever
+	# WF_TEST_JOBS the run of this suite was given).
 	rm "$d/log"
+	unset WF_TEST_JOBS
 	WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" 3>&-
 	[ "$status" -eq 0 ]
 	if [ "$(nproc)" -ge 2 ]; then
