@@ -114,11 +114,11 @@ bisect:
 faults:
 	@tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS)
 
-## mutants: plant each bug of tests/mutants/ in a scratch copy and run the tests meant to catch it; a survivor is a missing test (MUTANTS=a,b those only; MUTANTS_TIMEOUT=s per mutant; not in test)
+## mutants: plant each bug of tests/mutants/ in a scratch copy and run the tests meant to catch it; a survivor is a missing test (MUTANTS=a,b those only; MUTANTS_TIMEOUT=s per mutant; RANDOM=N SEED=S: N bugs drawn at random instead, with the survival rate; not in test)
 .PHONY: mutants
 comma := ,
 mutants:
-	@tools/mutants.sh $(subst $(comma), ,$(MUTANTS))
+	@$(if $(RANDOM),tools/mutants-random.sh -n $(RANDOM) $(if $(SEED),-s $(SEED)),tools/mutants.sh $(subst $(comma), ,$(MUTANTS)))
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
