@@ -120,6 +120,11 @@ comma := ,
 mutants:
 	@$(if $(RANDOM),tools/mutants-random.sh -n $(RANDOM) $(if $(SEED),-s $(SEED)),tools/mutants.sh $(subst $(comma), ,$(MUTANTS)))
 
+## coverage: the tools' tests with bash's xtrace on: per directory and script, its lines of code the tests run and, in out/coverage/, those they never run (SUITES=a.bats,b.bats those only; not in test)
+.PHONY: coverage
+coverage:
+	@tools/coverage.sh $(subst $(comma), ,$(SUITES))
+
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
 	@tests/run.sh
