@@ -4,8 +4,8 @@
 #
 #   tools/coverage.sh [SUITE...]
 #
-# Runs the tools' suites (those of "tests/run.sh --tools", or the SUITEs
-# given: files of tests/), one after the other, through tests/run.sh,
+# Runs the tools' suites (those of tests/run.sh but series.bats, or the
+# SUITEs given: files of tests/), one after the other, through tests/run.sh,
 # with BASH_ENV naming a file that turns bash's xtrace on in every bash
 # whose $0 is a script of runner/, checks/, tools/ or qemu-boot/ of this
 # checkout: each traced line goes to a file of that process's own
@@ -33,10 +33,11 @@ WF_PROG=coverage
 TOP=$WF_HOME
 OUT=$TOP/out/coverage
 
-# suites: the tools' suites of tests/run.sh (--tools), one a line.
+# tool_suites: the suites of tests/run.sh that test the tools (all but
+# series.bats, the real series), one a line.
 tool_suites() {
-	sed -n '/^suites=(/,/)$/p' "$TOP/tests/run.sh" | tr -d '()' | sed 's/^suites=//' | tr -s ' \t' '\n' |
-		grep '\.bats$'
+	sed -n -e '/^suites=(/,/)$/p' -e '/^[[:space:]]*suites+=(/p' "$TOP/tests/run.sh" |
+		grep -oE '[a-z0-9-]+\.bats' | grep -vx 'series\.bats'
 }
 
 # write_env FILE: the BASH_ENV file.
