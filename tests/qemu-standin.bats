@@ -49,3 +49,17 @@ boot() {
 	[[ $output == *"FAIL: guest hung: killed after 2s (last line: ok 2 - more)"* ]]
 	grep -qx 'ok 2 - more' "$BATS_TEST_TMPDIR/console.log"
 }
+
+@test "runner: a line of bad-console.txt that is blank or an indented comment is no pattern" {
+	local wf=$BATS_TEST_TMPDIR/wf
+	mkdir -p "$wf/tools" "$wf/qemu-boot"
+	cp "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$wf/tools/"
+	cp "$QEMU_BOOT/run.sh" "$QEMU_BOOT/ktap.awk" "$QEMU_BOOT/bad-console.txt" "$wf/qemu-boot/"
+	printf '   \n\t# an indented comment\n' >>"$wf/qemu-boot/bad-console.txt"
+	printf '[    0.000000] Linux version 6.1\n\t# an indented comment\nTAP version 13\n1..1\nok 1 - smoke\n' \
+		>"$BATS_TEST_TMPDIR/c.log"
+	run "$wf/qemu-boot/run.sh" -c "$BATS_TEST_TMPDIR/c.log"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 1 tests, 0 skipped" ]
+}
