@@ -138,7 +138,7 @@ fake_stages() {
 
 @test "coverage: the lines of the scripts a suite runs, and those it never runs" {
 	# A checkout with a command, the library it sources and a suite that
-	# runs one branch of its if.
+	# runs one branch of its if (by a relative path, as make does).
 	local fix=$BATS_TEST_TMPDIR/checkout
 	mkdir -p "$fix/tools" "$fix/tests"
 	cp "$TOOLS/coverage.sh" "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$fix/tools/"
@@ -150,7 +150,7 @@ fake_stages() {
 	printf '%s\n' '# shellcheck shell=bash' 'twice() {' '	echo "$1$1"' '}' >"$fix/tools/lib-two.sh"
 	chmod +x "$fix/tools/two.sh"
 	# shellcheck disable=SC2016 # the suite's own expansions
-	printf '%s\n' '@test "two: twice" {' '	[ "$("$BATS_TEST_DIRNAME/../tools/two.sh" big)" = "big big" ]' '}' >"$fix/tests/two.bats"
+	printf '%s\n' '@test "two: twice" {' '	[ "$(cd "$BATS_TEST_DIRNAME/.." && tools/two.sh big)" = "big big" ]' '}' >"$fix/tests/two.bats"
 	git -C "$fix" init -q
 	git -C "$fix" add -A
 	run "$fix/tools/coverage.sh" two.bats 3>&-

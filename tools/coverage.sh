@@ -3,6 +3,7 @@
 # which they never do: where the next test should go.
 #
 #   tools/coverage.sh [SUITE...]
+#   tools/coverage.sh -r       the figures of the last run again, run nothing
 #
 # Runs the tools' suites (those of tests/run.sh but series.bats, or the
 # SUITEs given: files of tests/), one after the other, through tests/run.sh,
@@ -17,8 +18,12 @@
 # The lines of code of a script: those that are not blank, comments,
 # here-document bodies (python, awk), a keyword alone (then, do, else,
 # fi, esac, ;;, {, }), a function's head, a "for ((" head or a "done"
-# (xtrace names no line of theirs); a command continued with "\" is its
-# last line, as bash names it.
+# (xtrace names no line of theirs); a command continued over several
+# lines (a "\" at the end, a quoted string such as an awk program, an
+# array or a command substitution in parentheses) is one, run when
+# xtrace names any of its lines (bash's LINENO is off by a line or two
+# inside a command substitution: the figures are close, not exact).  A test that reads a
+# script's own xtrace on stderr fails here (it goes to the trace file).
 # A script counts when its first line is a bash shebang or it ends in
 # .sh.  Written to out/coverage/: summary.txt (per directory and per
 # script: lines of code, run, never run, the percentage, the directory
@@ -45,13 +50,16 @@ write_env() {
 	cat >"$1" <<EOF
 # (tools/coverage.sh) xtrace to a file of this process's own, for the
 # scripts of the workflow only.
+COVERAGE_CWD=\$PWD
 COVERAGE_SCRIPT=\$0
+[[ \$COVERAGE_SCRIPT == /* ]] || COVERAGE_SCRIPT=\$PWD/\$COVERAGE_SCRIPT
+COVERAGE_SCRIPT=\${COVERAGE_SCRIPT//\/.\//\/}
 while [[ \$COVERAGE_SCRIPT =~ ^(.*)/[^/]+/\.\./(.*)\$ ]]; do COVERAGE_SCRIPT=\${BASH_REMATCH[1]}/\${BASH_REMATCH[2]}; done
 case \$COVERAGE_SCRIPT in
 '$TOP'/runner/* | '$TOP'/checks/* | '$TOP'/tools/* | '$TOP'/qemu-boot/*)
 	exec {COVERAGE_TRACE_FD}>>"$TRACES/\$\$.trace"
 	BASH_XTRACEFD=\$COVERAGE_TRACE_FD
-	PS4='+\${BASH_SOURCE[0]}:\${LINENO}: '
+	PS4='+\${COVERAGE_CWD}|\${BASH_SOURCE[0]}:\${LINENO}: '
 	set -x
 	;;
 esac
@@ -64,37 +72,62 @@ collect() {
 	local f
 	for f in "$TRACES"/*.trace; do
 		[[ -e $f ]] || continue
-		sed -nE -e ':a' -e 's#^(\++[^:]*)/[^/:]+/\.\./#\1/#' -e 'ta' \
-			-e "s#^\\++($TOP/[^:]+):([0-9]+): .*#\\1:\\2#p" "$f" 2>/dev/null
+		awk -v top="$TOP/" '
+			match($0, /^\++[^|]*\|[^:]*:[0-9]+: /) {
+				t = substr($0, 1, RLENGTH - 2); sub(/^\++/, "", t)
+				cwd = t; sub(/\|.*/, "", cwd); src = t; sub(/^[^|]*\|/, "", src)
+				line = src; sub(/.*:/, "", line); sub(/:[0-9]+$/, "", src)
+				if (src !~ /^\//) src = cwd "/" src
+				while (gsub(/\/\.\//, "/", src)) {}
+				while (sub(/\/[^\/]+\/\.\.\//, "/", src)) {}
+				if (index(src, top) == 1) print src ":" line
+			}' "$f" 2>/dev/null
 		rm -f "$f"
 	done | sort -u | sort -u -m - "$RUN" >"$RUN.new"
 	mv "$RUN.new" "$RUN"
 }
 
-# code_lines FILE: FILE's lines of code, "FIRST LAST" a line (a command
-# continued over several lines is one).
+# code_lines FILE: FILE's lines of code, "FIRST LAST" a line: a command
+# continued over several lines (a "\" at the end, a quoted string, an
+# awk program) is one unit, which xtrace names by one of its lines.
 code_lines() {
 	awk '
-		heredoc != "" { x = $0; if (strip) sub(/^\t+/, "", x); if (x == heredoc) heredoc = ""; next }
-		# (bash names a command continued with "\\" by its first line or
-		# its last: all its lines are one unit)
-		cont { cont = /\\$/; if (!cont && first) print first, NR; next }
-		{
-			line = $0
-			if (match(line, /<<(-?)[ \t]*['\''"]?[A-Za-z_]+['\''"]?/) && line !~ /<<</) {
-				h = substr(line, RSTART, RLENGTH); strip = (h ~ /^<<-/)
-				gsub(/^<<-?[ \t]*['\''"]?|['\''"]?$/, "", h); heredoc = h
+		# scan LINE: the quotes and parentheses it opens or closes (SQ,
+		# DQ, PAR); 1 when it ends in a "\" outside quotes.
+		function scan(s,   i, c, n) {
+			n = length(s)
+			for (i = 1; i <= n; i++) {
+				c = substr(s, i, 1)
+				if (sq) { if (c == "\047") sq = 0; continue }
+				if (c == "\\") { if (i == n) return 1; i++; continue }
+				if (dq) { if (c == "\"") dq = 0; continue }
+				if (c == "\047") sq = 1
+				else if (c == "\"") dq = 1
+				else if (c == "(") par++
+				else if (c == ")") { if (par > 0) par-- }
+				else if (c == "#" && (i == 1 || substr(s, i - 1, 1) ~ /[ \t;]/)) return 0
 			}
-			cont = /\\$/
-			s = line; sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s)
+			return 0
+		}
+		heredoc != "" { x = $0; if (strip) sub(/^\t+/, "", x); if (x == heredoc) heredoc = ""; next }
+		{
+			if (first == "") {
+				s = $0; sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s)
+				if (s == "" || s ~ /^#/) next
+				if (s ~ /^(then|do|else|fi|esac|;;|\{|\}|\)|\(|in)$/) next
+				# (xtrace shows no line of a function head, a "for ((" head
+				# or a "done", whose process substitution it gives another)
+				if (s ~ /^(function +)?[A-Za-z_][A-Za-z0-9_:-]*\(\)[ \t]*\{?$/ || s ~ /^(for \(\(|done)/) next
+				first = NR
+			}
+			if (!sq && match($0, /<<(-?)[ \t]*[\047"]?[A-Za-z_]+[\047"]?/) && $0 !~ /<<</) {
+				h = substr($0, RSTART, RLENGTH); strip = (h ~ /^<<-/)
+				gsub(/^<<-?[ \t]*[\047"]?|[\047"]?$/, "", h); pending = h
+			}
+			if (scan($0) || sq || dq || par) next
+			print first, NR
 			first = ""
-			if (s == "" || s ~ /^#/) next
-			if (s ~ /^(then|do|else|fi|esac|;;|\{|\}|\)|\(|in)$/) next
-			# (xtrace shows no line of a function head, a "for ((" head
-			# or a "done", whose process substitution it gives another)
-			if (s ~ /^(function +)?[A-Za-z_][A-Za-z0-9_:-]*\(\)[ \t]*\{?$/ || s ~ /^(for \(\(|done)/) next
-			if (cont) { first = NR; next }
-			print NR, NR
+			if (pending != "") { heredoc = pending; pending = "" }
 		}' "$1"
 }
 
@@ -154,6 +187,14 @@ report() {
 
 main() {
 	local suite rc=0 last=0 i=0
+	if [[ ${1:-} == -r ]]; then
+		[[ -s $OUT/run.txt && -s $OUT/suites ]] || die "no run to report in ${OUT#"$TOP"/}"
+		RUN=$OUT/run.txt
+		read -r -a SUITES <"$OUT/suites"
+		report
+		return 0
+	fi
+	[[ ${1:-} != -* ]] || { echo "usage: tools/coverage.sh [-r | SUITE...]" >&2; exit 2; }
 	SUITES=("$@")
 	[[ ${#SUITES[@]} -gt 0 ]] || mapfile -t SUITES < <(tool_suites)
 	for suite in "${SUITES[@]}"; do
@@ -165,6 +206,7 @@ main() {
 	mkdir -p "$TRACES"
 	: >"$RUN"
 	write_env "$OUT/bash-env"
+	echo "${SUITES[*]}" >"$OUT/suites"
 	for suite in "${SUITES[@]}"; do
 		i=$((i + 1))
 		info "[$i/${#SUITES[@]}] $suite"
