@@ -474,6 +474,21 @@ ported_with_resolution() {
 	grep -qx 'long two = 2;' "$WF_TOP"/patches/6.12/port/rr-cache/*/postimage
 }
 
+@test "port: ABORT=1 and FORCE=1 on a port whose tree was removed by hand" {
+	stopped_at_conflict
+	rm -rf "$PORT_TREE"
+	port --abort 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: dropped the port from 6.1 to 6.12 (stopped at patches/6.1/0002-sysctl-Initialise-two.patch); patches/6.12/ is unchanged"* ]]
+	grep -qx 'status=none' "$WF_CACHE/port/6.1..6.12/state"
+	stopped_at_conflict
+	rm -rf "$PORT_TREE"
+	port -f 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ $output == *"port: discarded (FORCE=1) the port from 6.1 to 6.12"* ]]
+	[[ $output == *"port: error: patches/6.1/0002-sysctl-Initialise-two.patch does not apply on base/6.1.99-1: conflicts in kernel/sysctl.c"* ]]
+}
+
 @test "port: refuses while another port holds its lock, and changes nothing" {
 	cp -r "$WF_TOP" "$BATS_TEST_TMPDIR/top-before"
 	lock=$WF_CACHE/port/6.1..6.12/port.lock

@@ -355,6 +355,23 @@ TOOL
 	[ "$(jq -c '.commits[0].results | [.boot.cached, .off.cached, .nonet.cached]' "$OUT/results.json")" = '[false,false,false]' ]
 }
 
+@test "validate: a table of the report takes every column that fits in its 80, the subject the other 20" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A first column of 7: the first table's columns end at 80 exactly
+	# with boot (18 + 8 + 11 + 10 + 7 + 11 + 8 + 7).
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/lengthy"
+	printf '#!/bin/sh\necho fine\n' >"$BATS_TEST_TMPDIR/checks/lengthy/run"
+	chmod +x "$BATS_TEST_TMPDIR/checks/lengthy/run"
+	printf 'order 5\n' >"$BATS_TEST_TMPDIR/checks/lengthy/conf"
+	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks validate -c lengthy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -m 1 '^# ' "$OUT/report.txt" | awk '{ $1 = $2 = $3 = ""; print }' | xargs)" = \
+		"lengthy checkpatch codespell sparse kernel-doc kconfig boot" ]
+	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
+}
+
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]

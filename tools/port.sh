@@ -195,7 +195,7 @@ drop_port() {
 	what=${ST[status]:-}
 	[[ $what != stopped ]] || what="stopped at $(patch_name "${ST[next]}")"
 	state_save status=none
-	[[ -d $GITDIR ]] || return 0
+	[[ -d $GITDIR ]] || { info "$1 the port from $FROM to $TO ($what); $TO_PATCHDIR/ is unchanged"; return 0; }
 	clear_git_locks
 	[[ ${2:-} == keep ]] || rm -rf "$GITDIR/rr-cache" "$PORT_DIR/started" "$PORT_DIR/saved"
 	# shellcheck disable=SC2310 # repo_git is one git command
