@@ -12,8 +12,8 @@
 # checkout: each traced line goes to a file of that process's own
 # (BASH_XTRACEFD) as "SOURCE:LINE" (PS4; the script or the library it
 # sources).  After each suite the traces are cut down to the lines they
-# name.  A test fails as it would without the trace (its verdict is
-# shown; the coverage is counted all the same).
+# name; its verdict is shown, and its lines are counted whatever it is.
+# A script a test copies elsewhere and runs there is not counted.
 #
 # The lines of code of a script: those that are not blank, comments,
 # here-document bodies (python, awk), a keyword alone (then, do, else,
