@@ -130,11 +130,16 @@ bisect:
 faults:
 	@$(call run,tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS))
 
-## mutants: plant each bug of tests/mutants/ in a scratch copy and run the tests meant to catch it; a survivor is a missing test (MUTANTS=a,b those only; MUTANTS_TIMEOUT=s per mutant; not in test)
+## mutants: plant each bug of tests/mutants/ in a scratch copy and run the tests meant to catch it; a survivor is a missing test (MUTANTS=a,b those only; MUTANTS_TIMEOUT=s per mutant; RANDOM=N SEED=S: N bugs drawn at random instead, with the survival rate; not in test)
 .PHONY: mutants
 comma := ,
 mutants:
-	@$(call run,tools/mutants.sh $(subst $(comma), ,$(MUTANTS)))
+	@$(call run,$(if $(RANDOM),tools/mutants-random.sh -n $(RANDOM) $(if $(SEED),-s $(SEED)),tools/mutants.sh $(subst $(comma), ,$(MUTANTS))))
+
+## coverage: the tools' tests with bash's xtrace on: per directory and script, its lines of code the tests run and, in out/coverage/, those they never run (SUITES=a.bats,b.bats those only; not in test)
+.PHONY: coverage
+coverage:
+	@$(call run,tools/coverage.sh $(subst $(comma), ,$(SUITES)))
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps

@@ -64,6 +64,21 @@ commit_tool() {
 	[ "$(jq -c '[.commits[].results.codespell.cached]' "$OUT/results.json")" = '[true,true,true,false]' ]
 }
 
+@test "codespell: a renamed file keeps the misspellings it had: they are not new in the commit that renames it" {
+	validate_commit_edit kernel/names.c 's|^int probed(void)$|/* The names we recieve. */\nint probed(void)|' \
+		"sysctl: Say where the names come from"
+	# Renamed, and the line with the misspelling touched on the way.
+	git -C "$WF_REPO" mv kernel/names.c kernel/translate.c
+	validate_commit_edit kernel/translate.c 's|we recieve\.|we recieve, all of them.|' "sysctl: Rename names.c"
+	git -C "$WF_REPO" show --stat --format= HEAD | grep -qF 'kernel/{names.c => translate.c}'
+	validate -c codespell
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 codespell)" = fail ]
+	[ "$(cell 2 codespell)" = pass ]
+	[ "$(reason 2 codespell)" = "codespell: none new (1 on lines the commit touches, there at the parent already)" ]
+}
+
 @test "codespell: no dictionary is an infrastructure error, named in one line" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	WF_CODESPELL_DICT=$BATS_TEST_TMPDIR/none/dictionary.txt run_check codespell
@@ -144,9 +159,12 @@ commit_tool() {
 	[ "$status" -eq 0 ]
 	[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks; 1 accepted (ENOSYS in kernel/names.c)" ]
 	# Accepted for another file only, or another type: a fail again.
-	for line in 'ENOSYS kernel/other.c reason' 'ENOTSUPP kernel/names.c reason' 'ENOSYS kernel/names.c.orig reason'; do
+	# A glob matches no path below a directory: * and ? stop at a /.
+	for line in 'ENOSYS kernel/other.c reason' 'ENOTSUPP kernel/names.c reason' 'ENOSYS kernel/names.c.orig reason' \
+		'ENOSYS *.c reason' 'ENOSYS *names.c reason' 'ENOSYS kernel?names.c reason'; do
 		printf '%s\n' "$line" >"$CHECKS_COPY/checkpatch/accepted"
 		WF_CHECKS_DIR=$CHECKS_COPY validate -c checkpatch
+		echo "accepted: $line: $(reason 1 checkpatch)"
 		[ "$status" -eq 1 ]
 		[ "$(reason 1 checkpatch)" = "checkpatch: 0 errors, 1 warnings, 0 checks" ]
 	done
@@ -265,6 +283,24 @@ commit_tool() {
 	[ -f "$WF_CACHE/branches/6.1/validate/build/w1/obj/kernel/names.o" ]
 	[ ! -e "$WF_CACHE/branches/6.1/validate/build/w1/obj/kernel/main.o" ]
 	run ! grep -q 'names_unlisted' "$WF_CACHE"/branches/6.1/validate/results/boot/*/state
+}
+
+@test "w1: the C files a commit adds or renames are compiled, not only those it modifies" {
+	printf '// SPDX-License-Identifier: GPL-2.0\n#include "fixture.h"\n\nint added_unlisted(void)\n{\n\treturn 1;\n}\n' \
+		>"$WF_REPO/kernel/added.c"
+	git -C "$WF_REPO" add -f kernel/added.c
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "sysctl: Add added.c" -m "Why this change is needed."
+	git -C "$WF_REPO" mv kernel/names.c kernel/translate.c
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "sysctl: Rename names.c" -m "Why this change is needed."
+	validate -c w1,boot
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cell 1 w1)" = fail ]
+	[ "$(reason 1 w1)" = "1 new W=1 warning(s) in boot, against the parent: kernel/added.c: warning: no previous prototype for 'added_unlisted' [-Wmissing-prototypes]" ]
+	[ "$(cell 2 w1)" = pass ]
+	[ "$(reason 2 w1)" = "0 W=1 warnings in kernel/translate.c (boot)" ]
 }
 
 @test "w1: a file compiled earlier is compiled again; the runner's work tree is left alone" {

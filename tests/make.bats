@@ -136,6 +136,36 @@ fake_stages() {
 	[ ! -e "$BATS_TEST_TMPDIR/initramfs.cpio" ]
 }
 
+@test "coverage: the lines of the scripts a suite runs, and those it never runs" {
+	# A checkout with a command, the library it sources and a suite that
+	# runs one branch of its if (by a relative path, as make does).
+	local fix=$BATS_TEST_TMPDIR/checkout
+	mkdir -p "$fix/tools" "$fix/tests"
+	cp "$TOOLS/coverage.sh" "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$fix/tools/"
+	cp "$REPO_ROOT/tests/run.sh" "$fix/tests/"
+	# shellcheck disable=SC2016,SC1003 # the script's own expansions, and a "\" that ends its line
+	printf '%s\n' '#!/usr/bin/env bash' 'set -euo pipefail' '. "$(dirname "$0")/lib-two.sh"' \
+		'if [[ $1 == big ]]; then' '	echo "big" \' '		"$1"' 'else' '	twice "$1"' 'fi' >"$fix/tools/two.sh"
+	# shellcheck disable=SC2016 # the scripts' own expansions
+	printf '%s\n' '# shellcheck shell=bash' 'twice() {' '	echo "$1$1"' '}' >"$fix/tools/lib-two.sh"
+	chmod +x "$fix/tools/two.sh"
+	# shellcheck disable=SC2016 # the suite's own expansions
+	printf '%s\n' '@test "two: twice" {' '	[ "$(cd "$BATS_TEST_DIRNAME/.." && tools/two.sh big)" = "big big" ]' '}' >"$fix/tests/two.bats"
+	git -C "$fix" init -q
+	git -C "$fix" add -A
+	run "$fix/tools/coverage.sh" two.bats 3>&-
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"coverage: [1/1] two.bats: 1 passed, 0 failed, 0 skipped"* ]]
+	# two.sh: 5 lines of code (the echo continued over two is one), the
+	# else branch never run; the library's function, never called.
+	grep -qE '^tools/two.sh +5 +4 +1 +80%$' "$fix/out/coverage/summary.txt"
+	grep -qE '^tools/lib-two.sh +1 +0 +1 +0%$' "$fix/out/coverage/summary.txt"
+	# shellcheck disable=SC2016 # the line of the script, as it is
+	[ "$(cat "$fix/out/coverage/scripts/tools/two.sh.txt")" = "$(printf '8: \ttwice "$1"')" ]
+	[ ! -e "$fix/out/coverage/traces" ]
+}
+
 @test "tests: a suite that writes into WF_CACHE fails the run, one that does not passes" {
 	summary=$BATS_TEST_TMPDIR/summary
 	# printf: a line starting with @test here would be read as a test of this file.
@@ -182,8 +212,10 @@ fake_stages() {
 	WF_TEST_JOBS=1 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" 3>&-
 	[ "$status" -eq 0 ]
 	[ "$(awk '{ print $1 }' "$d/log" | tr '\n' ' ')" = "start end start end " ]
-	# By default, two lanes on two CPUs or more, else one.
+	# By default, two lanes on two CPUs or more, else one (whatever
+	# WF_TEST_JOBS the run of this suite was given).
 	rm "$d/log"
+	unset WF_TEST_JOBS
 	WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" 3>&-
 	[ "$status" -eq 0 ]
 	if [ "$(nproc)" -ge 2 ]; then

@@ -204,6 +204,44 @@ mutants() {
 	[[ $output == *"checks/double"*" double-triples"* ]]
 }
 
+@test "mutants-random: the same seed draws the same mutants; killed, survived and equivalent counted apart" {
+	# A command with two sites: a comparison its test catches, an exit
+	# status no test looks at.
+	# shellcheck disable=SC2016 # the script's own expansions
+	printf '#!/usr/bin/env bash\nif [[ $1 -gt 10 ]]; then echo big; else echo small; fi\nexit 0\n' >"$FIX/tools/size.sh"
+	chmod +x "$FIX/tools/size.sh"
+	# shellcheck disable=SC2016 # the suite's own expansions
+	printf '@test "size: 11 is big, 3 small" {\n\t[ "$("$BATS_TEST_DIRNAME/../tools/size.sh" 11)" = big ]\n\t[ "$("$BATS_TEST_DIRNAME/../tools/size.sh" 3)" = small ]\n}\n' \
+		>"$FIX/tests/size.bats"
+	mkdir -p "$FIX/tests/mutants"
+	printf 'tools/size.sh size.bats\ntools/add.sh -\n' >"$FIX/tests/mutants/random-suites.txt"
+	mkdir -p "$BATS_TEST_TMPDIR/tmp"
+	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$TOOLS/mutants-random.sh" -n 5 -s 7 3>&-
+	echo "$output"
+	[ "$status" -eq 1 ]
+	index=$FIX/out/mutants-random/seed-7/index.tsv
+	[ "$(cut -f3,4 "$index" | sort | tr '\t\n' ': ')" = "cmp:tools/size.sh:2 status:tools/size.sh:3 " ]
+	cp "$index" "$BATS_TEST_TMPDIR/first.tsv"
+	[[ $(grep '| cmp |' <<<"$output") == *"| killed by size: 11 is big, 3 small |"* ]]
+	[[ $(grep '| status |' <<<"$output") == *"| SURVIVED ("*": 'exit 0' -> 'exit 1') |"* ]]
+	[[ ${lines[-1]} == "2 mutants (seed 7): 1 killed, 1 survived, 0 equivalent; survival rate 1/2 = 50%; "*m*s ]]
+	# Judged equivalent, with its reason: counted apart; the same draw.
+	printf '%s no caller reads its status\n' "$(awk -F'\t' '$3 == "status" { print $2 }' "$index")" \
+		>"$FIX/tests/mutants/equivalent.txt"
+	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$TOOLS/mutants-random.sh" -n 5 -s 7 3>&-
+	echo "$output"
+	[ "$status" -eq 0 ]
+	diff "$BATS_TEST_TMPDIR/first.tsv" "$index"
+	[[ $(grep '| status |' <<<"$output") == *"| equivalent: no caller reads its status |"* ]]
+	[[ ${lines[-1]} == "2 mutants (seed 7): 1 killed, 0 survived, 1 equivalent; survival rate 0/1 = 0%; "* ]]
+}
+
+@test "make mutants passes RANDOM= and SEED= to the random mutants" {
+	run make -s -n -C "$REPO_ROOT" mutants RANDOM=20 SEED=5
+	[ "$status" -eq 0 ]
+	[ "$output" = "tools/mutants-random.sh -n 20 -s 5" ]
+}
+
 @test "make mutants passes MUTANTS= as names" {
 	run make -s -n -C "$REPO_ROOT" mutants MUTANTS=a,b
 	[ "$status" -eq 0 ]

@@ -444,6 +444,51 @@ ported_with_resolution() {
 	grep -q '^<<<<<<<' "$PORT_TREE/kernel/sysctl.c"
 }
 
+@test "port: FORCE=1 after the user's git am --continue, before the patches are saved, keeps the resolution" {
+	stopped_at_conflict
+	resolve
+	git -C "$PORT_TREE" add -f kernel/sysctl.c
+	git -C "$PORT_TREE" am --continue >/dev/null
+	# FORCE=1 instead of CONTINUE=1: rerere recorded the resolution.
+	port -f 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"replayed the recorded resolution of kernel/sysctl.c"* ]]
+	grep -q '^+long two = 2;$' "$WF_TOP/patches/6.12/0002-sysctl-Initialise-two.patch"
+	grep -qx 'long two = 2;' "$WF_TOP"/patches/6.12/port/rr-cache/*/postimage
+}
+
+@test "port: started again after a CONTINUE=1 killed before the patches were saved, it keeps the resolution" {
+	stopped_at_conflict
+	resolve
+	git -C "$PORT_TREE" add -f kernel/sysctl.c
+	git -C "$PORT_TREE" am --continue >/dev/null
+	# The CONTINUE=1 was killed while it applied patch 3, then the user
+	# started the port again.
+	dir=$WF_CACHE/port/6.1..6.12
+	sed -i "s/^status=.*/status=applying/; s/^next=.*/next=3/; s/^head=.*/head=$(git -C "$PORT_TREE" rev-parse HEAD)/" "$dir/state"
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=continue\n' >"$dir/port.run"
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"replayed the recorded resolution of kernel/sysctl.c"* ]]
+	grep -q '^+long two = 2;$' "$WF_TOP/patches/6.12/0002-sysctl-Initialise-two.patch"
+	grep -qx 'long two = 2;' "$WF_TOP"/patches/6.12/port/rr-cache/*/postimage
+}
+
+@test "port: ABORT=1 and FORCE=1 on a port whose tree was removed by hand" {
+	stopped_at_conflict
+	rm -rf "$PORT_TREE"
+	port --abort 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: dropped the port from 6.1 to 6.12 (stopped at patches/6.1/0002-sysctl-Initialise-two.patch); patches/6.12/ is unchanged"* ]]
+	grep -qx 'status=none' "$WF_CACHE/port/6.1..6.12/state"
+	stopped_at_conflict
+	rm -rf "$PORT_TREE"
+	port -f 6.1 6.12
+	[ "$status" -eq 1 ]
+	[[ $output == *"port: discarded (FORCE=1) the port from 6.1 to 6.12"* ]]
+	[[ $output == *"port: error: patches/6.1/0002-sysctl-Initialise-two.patch does not apply on base/6.1.99-1: conflicts in kernel/sysctl.c"* ]]
+}
+
 @test "port: refuses while another port holds its lock, and changes nothing" {
 	cp -r "$WF_TOP" "$BATS_TEST_TMPDIR/top-before"
 	lock=$WF_CACHE/port/6.1..6.12/port.lock

@@ -163,6 +163,21 @@ half_sent() {
 	[[ ${lines[-1]} == *"branch fixture-topic has changes not exported to patches/"* ]]
 }
 
+@test "rebuild: a killed run that left nothing half-done is said so in one line" {
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	mark_killed_run rebuild
+	run "$TOOLS/rebuild.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"rebuild: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): nothing was left half-done"* ]]
+	[ ! -e "$WF_CACHE/branches/6.1/rebuild.run" ]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
+	# Said once: the next run has nothing to say.
+	run "$TOOLS/rebuild.sh"
+	[ "$status" -eq 0 ]
+	[[ $output != *"interrupted run"* ]]
+}
+
 @test "rebuild: a stale index.lock is removed; one a process holds is named" {
 	touch "$WF_REPO/.git/index.lock"
 	run "$TOOLS/rebuild.sh"

@@ -15,7 +15,8 @@
 # order of the stages; and this script), port.bats (make port on two fixture branches),
 # recovery.bats (each tool's recovery from the state a killed run
 # leaves), faults.bats (tools/faults.sh with small counts), qemu.bats (the runner and the smoke test; one build of the
-# boot kernel the first time), stress.bats (tools/stress.sh on that
+# boot kernel the first time), qemu-standin.bats (the runner with a
+# stand-in for QEMU, no kernel), stress.bats (tools/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
 # fixture kernel), schedule.bats (its order by cost, its reports while
 # it runs, FAIL_FAST), distcc.bats (builds through a distccd on
@@ -50,7 +51,7 @@ done
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
-suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats stress.bats validate.bats schedule.bats configs.bats
+suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats qemu-standin.bats stress.bats validate.bats schedule.bats configs.bats
 	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
@@ -95,7 +96,7 @@ jobs=${WF_TEST_JOBS:-$((cpus >= 2 ? 2 : 1))}
 declare -A WEIGHT=([faults.bats]=145 [validate.bats]=88 [recovery.bats]=57 [stress.bats]=55
 	[preflight.bats]=49 [configs.bats]=41 [qemu.bats]=33 [submit.bats]=33 [send.bats]=30
 	[checks.bats]=29 [schedule.bats]=28 [series.bats]=25 [port.bats]=20 [make.bats]=18
-	[mutants.bats]=12 [kconfig.bats]=10 [trailers.bats]=10 [distcc.bats]=8 [trees.bats]=5
+	[mutants.bats]=12 [kconfig.bats]=10 [trailers.bats]=10 [distcc.bats]=8 [trees.bats]=5 [qemu-standin.bats]=3
 	[rebuild.bats]=4 [status.bats]=25 [bisect.bats]=2 [base.bats]=1 [docs.bats]=1 [cost-stages.bats]=1)
 solo=() shared=() items=()
 for s in "${suites[@]}"; do

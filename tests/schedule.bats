@@ -120,3 +120,21 @@ CHECK
 	[ "$(cell 1 boot)" = pass ]
 	[ "$(jq '.commits[0].results.checkpatch.cached' "$OUT/results.json")" = true ]
 }
+
+@test "schedule: FAIL_FAST=1 stops at an infrastructure error as at a failure" {
+	# A check of the first stage, before checkpatch, whose tool is broken.
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/broken"
+	printf '#!/bin/sh\necho "broken: its tool is missing"\nexit 2\n' >"$BATS_TEST_TMPDIR/checks/broken/run"
+	chmod +x "$BATS_TEST_TMPDIR/checks/broken/run"
+	printf 'order 5\n' >"$BATS_TEST_TMPDIR/checks/broken/conf"
+	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_FAIL_FAST=1 validate -c broken,checkpatch
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ ${lines[-1]} == "validate: FAIL_FAST: stopped at the first failing result: 1/2 "*" sysctl: Translate one more name [broken]: infra: broken: its tool is missing" ]]
+	[ "$(jq -r .state "$OUT/results.json")" = stopped ]
+	[ "$(cell 1 broken)" = infra ]
+	[ "$(cell 1 checkpatch)" = pending ]
+	[ "$(cell 2 broken)" = pending ]
+	[ -z "$(started | grep -v ' broken$' || true)" ]
+}

@@ -279,6 +279,30 @@ secrets_kept() {
 	[ ! -e "$WF_CACHE/branches/6.1/send.run" ]
 }
 
+@test "send: a message whose final dot the server rejects (5xx) fails the send, is not taken for sent, and goes again" {
+	dir=$WF_TOP/out/6.1/submit/v1
+	cp -r "$dir" "$BATS_TEST_TMPDIR/v1"
+	# A provider that rejects the fourth message it is given.
+	SMTP_FIXTURE_REJECT=4 start_provider
+	run "$TOOLS/send.sh" -y
+	echo "$output"
+	[ "$status" -eq 1 ]
+	mapfile -t files < <(find "$dir" -maxdepth 1 -name '*.eml' -printf '%f\n' | LC_ALL=C sort)
+	copy=$WF_CACHE/branches/6.1/sending/v1
+	[[ ${lines[-1]} == "send: error: git send-email of ${files[3]} to 127.0.0.1:$SMTP_PORT (tls, user sam) failed after 3 of 7 message(s): "* ]]
+	# Its dialogue: the dot written, answered 554; not taken for sent.
+	sed -n "/^+ git send-email ${files[3]}\$/,\$p" "$copy/send.log" | grep -A1 '>>> \.$' | grep -q '<<< 554 '
+	[ "$(grep '^sent: ' "$copy/sending")" = "$(printf 'sent: %s\n' "${files[@]:0:3}")" ]
+	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
+	# Run again (the server takes it now): that message again, then the rest.
+	run "$TOOLS/send.sh" -y
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"v1 was half-sent: 3 message(s) sent already, ${files[3]} did not arrive; sending the rest"* ]]
+	diff <(for f in "${files[@]}"; do sed -n 's/^Message-Id: //Ip' "$dir/$f"; done) <(received Message-Id)
+	[ -f "$WF_TOP/cover-letters/6.1/sent/v1/record" ]
+}
+
 @test "send: a server that dies part-way fails the send in one line; after make clean, make send sends only the rest" {
 	dir=$WF_TOP/out/6.1/submit/v1
 	cp -r "$dir" "$BATS_TEST_TMPDIR/v1"

@@ -42,6 +42,10 @@ use_checkout() {
 	sed -n '1,/^$/p' "$p2" | grep -q 'x86@kernel.fixture.home.arpa'
 	headers=$(sed -n '1,/^$/p' "$p2")
 	[[ $headers != *docs@kernel.fixture.home.arpa* ]]
+	# Patch 1 as well: its own maintainers and the people of its trailers.
+	headers=$(sed -n '1,/^$/p' "$dir"/0001-*.eml)
+	[[ $headers == *sysctl@kernel.fixture.home.arpa* && $headers == *dev@fixture.home.arpa* ]]
+	[[ $headers != *x86@kernel.fixture.home.arpa* && $headers != *docs@kernel.fixture.home.arpa* ]]
 	# The cover goes to everyone.
 	sed -n '1,/^$/p' "$cover" | grep -q 'docs@kernel.fixture.home.arpa'
 	sed -n '1,/^$/p' "$cover" | grep -q 'x86@kernel.fixture.home.arpa'

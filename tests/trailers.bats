@@ -67,6 +67,38 @@ msg() {
 	[[ $output == *"trailers: nothing to apply (3 trailer(s) reported)"* ]]
 }
 
+@test "trailers: a trailer in a reply to a reply goes to the patch of that sub-thread, not to every patch" {
+	local sent=$WF_TOP/cover-letters/6.1/sent/v1 cover p3
+	cover=$(sed -n 's/^message-id: //p' "$sent/record")
+	p3=$(sed -n 's/^Message-Id: //Ip' "$sent/patches.mbox" | sed -n 3p)
+	# Ray answers Tess's reply to patch 3: the thread's root is the cover.
+	cat >"$BATS_TEST_TMPDIR/reply.mbox" <<-EOF
+	From ray@fixture.home.arpa Thu Dec  3 13:00:00 2026
+	From: Ray Replier <ray@fixture.home.arpa>
+	To: Tess Tester <tess@fixture.home.arpa>
+	Subject: Re: [PATCH 3/5] selftests/sysctl: Add a sysctl(2) test
+	Date: Thu, 3 Dec 2026 13:00:00 +0000
+	Message-Id: <reply-reply-p3@fixture.home.arpa>
+	In-Reply-To: <reply-p3@fixture.home.arpa>
+	References: $cover $p3 <reply-p3@fixture.home.arpa>
+	MIME-Version: 1.0
+	Content-Type: text/plain; charset=utf-8
+
+	Same result here.
+
+	Reviewed-by: Ray Replier <ray@fixture.home.arpa>
+	EOF
+	run "$TOOLS/trailers.sh" -m "$BATS_TEST_TMPDIR/reply.mbox" -y
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"trailers: added 1 trailer(s) to fixture-topic"* ]]
+	msg 3 | grep -qx 'Reviewed-by: Ray Replier <ray@fixture.home.arpa>'
+	for n in 1 2 4 5; do
+		run msg "$n"
+		[[ $output != *Ray* ]]
+	done
+}
+
 @test "trailers: bad input is named in one line and changes nothing" {
 	before=$(git -C "$WF_REPO" rev-parse fixture-topic)
 	run "$TOOLS/trailers.sh"

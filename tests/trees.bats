@@ -58,6 +58,22 @@ setup() {
 	[ -s "$WF_TOP/out/6.1/trees.txt" ]
 }
 
+@test "trees: a patch that needs the patch right before it, of another tree, is \"needs\", not a conflict" {
+	# Patch 6 changes the line patch 5 (sysctl's) changes; proc takes 6 only.
+	commit_in_repo kernel/sysctl.c '/* one */\nint one = 2;\n/* two */\nint two;\n/* three */\nint three;\n' \
+		"sysctl: Initialise one to two"
+	"$TOOLS/export.sh"
+	make_tree proc proc-next
+	sed -i -e '/^tree tip/d' -e '/^tree gone/d' "$WF_TOP/branches.txt"
+	echo "tree proc $BATS_TEST_TMPDIR/trees/proc proc-next 0006-*" >>"$WF_TOP/branches.txt"
+	run "$TOOLS/trees.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(grep -E '^proc +' <<<"$output") == *"0006-sysctl-Initialise-one-to-two"*"needs 0005-sysctl-Initialise-one (sysctl)" ]]
+	[[ $output == *"0006-sysctl-Initialise-one-to-two (proc) must go in together with 0005-sysctl-Initialise-one (sysctl)"* ]]
+	[[ $output != *CONFLICT* ]]
+}
+
 @test "trees: all applying gives exit 0; nothing fetched is left in the cache repo" {
 	sed -i -e '/^tree tip/d' -e '/^tree gone/d' "$WF_TOP/branches.txt"
 	run "$TOOLS/trees.sh"

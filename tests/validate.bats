@@ -304,7 +304,14 @@ TOOL
 	mkdir "$BATS_TEST_TMPDIR/checks/tool"
 	printf '#!/bin/sh\nfixture-tool --version\n' >"$BATS_TEST_TMPDIR/checks/tool/run"
 	chmod +x "$BATS_TEST_TMPDIR/checks/tool/run"
-	printf 'order 12\nversion fixture-tool --version\n' >"$BATS_TEST_TMPDIR/checks/tool/conf"
+	# Two tools: every version line is in the key, the first as the last.
+	cat >"$BATS_TEST_TMPDIR/bin/other-tool" <<'TOOL'
+#!/bin/sh
+echo "other-tool $(cat "$(dirname "$0")/other-version")"
+TOOL
+	chmod +x "$BATS_TEST_TMPDIR/bin/other-tool"
+	echo 1.0 >"$BATS_TEST_TMPDIR/bin/other-version"
+	printf 'order 12\nversion fixture-tool --version\nversion other-tool --version\n' >"$BATS_TEST_TMPDIR/checks/tool/conf"
 	export PATH=$BATS_TEST_TMPDIR/bin:$PATH WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks
 	validate -c tool
 	echo "$output"
@@ -322,6 +329,47 @@ TOOL
 	[ "$status" -eq 0 ]
 	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = false ]
 	[ "$(reason 1 tool)" = "fixture-tool 2.0" ]
+	# Another version of the second tool: run again too.
+	echo 2.0 >"$BATS_TEST_TMPDIR/bin/other-version"
+	validate -c tool
+	[ "$status" -eq 0 ]
+	[ "$(jq '.commits[0].results.tool.cached' "$OUT/results.json")" = false ]
+}
+
+@test "validate: an edit of a config fragment re-runs the results of the configs made of it, no other" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	checks_copy
+	validate -c boot,off,nonet
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# off.config: the second fragment of off (configs/matrix.txt), of no other.
+	printf '# an edit\n' >>"$CONFIGS_COPY/off.config"
+	validate -c boot,off,nonet
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.commits[0].results | [.boot.cached, .off.cached, .nonet.cached]' "$OUT/results.json")" = '[true,false,true]' ]
+	# boot.config: the first fragment of all three.
+	printf '# an edit\n' >>"$CONFIGS_COPY/boot.config"
+	validate -c boot,off,nonet
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.commits[0].results | [.boot.cached, .off.cached, .nonet.cached]' "$OUT/results.json")" = '[false,false,false]' ]
+}
+
+@test "validate: a table of the report takes every column that fits in its 80, the subject the other 20" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	# A first column of 7: the first table's columns end at 80 exactly
+	# with boot (18 + 8 + 11 + 10 + 7 + 11 + 8 + 7).
+	cp -r "$CHECKS" "$BATS_TEST_TMPDIR/checks"
+	mkdir "$BATS_TEST_TMPDIR/checks/lengthy"
+	printf '#!/bin/sh\necho fine\n' >"$BATS_TEST_TMPDIR/checks/lengthy/run"
+	chmod +x "$BATS_TEST_TMPDIR/checks/lengthy/run"
+	printf 'order 5\n' >"$BATS_TEST_TMPDIR/checks/lengthy/conf"
+	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks validate -c lengthy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -m 1 '^# ' "$OUT/report.txt" | awk '{ $1 = $2 = $3 = ""; print }' | xargs)" = \
+		"lengthy checkpatch codespell sparse kernel-doc kconfig boot" ]
+	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }
 
 @test "validate: bad input is named in one line" {

@@ -36,7 +36,8 @@
 # range-diff of the two series), and rebuilds the TO branch from it.
 # After a finished port, fixup!/amend! commits made in the port tree are
 # saved into fixups/ by --continue.  --abort drops a port in progress;
-# -f (FORCE=1) drops it and starts again.
+# -f (FORCE=1) drops it and starts again, with the resolutions the user
+# committed in it (rerere's, replayed).
 #
 # Crash safety: a lock, the marker $WF_CACHE/port/<FROM>..<TO>/port.run,
 # and the state file beside it (status=applying|stopped|applied|done,
@@ -185,16 +186,18 @@ finish_port() {
 
 # --- ending a port -----------------------------------------------------------
 
-# drop_port WHY: forget the port in progress: state, am or rebase, the
-# resolutions it recorded (not saved); the tree back at the TO base.
+# drop_port WHY [keep]: forget the port in progress: state, am or rebase,
+# the resolutions it recorded (not saved); the tree back at the TO base.
+# With keep (FORCE=1), those resolutions stay for the port started next
+# (load_rr_cache): one the user committed (git am --continue) is not lost.
 drop_port() {
 	local what
 	what=${ST[status]:-}
 	[[ $what != stopped ]] || what="stopped at $(patch_name "${ST[next]}")"
 	state_save status=none
-	[[ -d $GITDIR ]] || return 0
+	[[ -d $GITDIR ]] || { info "$1 the port from $FROM to $TO ($what); $TO_PATCHDIR/ is unchanged"; return 0; }
 	clear_git_locks
-	rm -rf "$GITDIR/rr-cache" "$PORT_DIR/started" "$PORT_DIR/saved"
+	[[ ${2:-} == keep ]] || rm -rf "$GITDIR/rr-cache" "$PORT_DIR/started" "$PORT_DIR/saved"
 	# shellcheck disable=SC2310 # repo_git is one git command
 	if repo_git rev-parse -q --verify refs/port/to-base >/dev/null; then
 		reset_tree refs/port/to-base
@@ -324,7 +327,7 @@ run_port() {
 	stopped)
 		[[ $FORCE -eq 1 ]] ||
 			refuse "the port from $FROM to $TO is stopped at $(patch_name "${ST[next]}") in $TREE, for you to resolve: continue it with 'make port FROM=$FROM TO=$TO CONTINUE=1', drop it with 'ABORT=1', or start again with 'FORCE=1'"
-		drop_port "discarded (FORCE=1)"
+		drop_port "discarded (FORCE=1)" keep
 		;;
 	done)
 		unsaved=$(git -C "$TREE" rev-list --count "${ST[result]}..HEAD" 2>/dev/null) || unsaved=0

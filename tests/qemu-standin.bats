@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# Tests of qemu-boot/run.sh with a stand-in for qemu-system-x86_64 (a
+# script that writes a console log as the guest would): the verdicts
+# that depend on how the guest ends, with no kernel and no guest.
+# qemu.bats boots the real boot kernel.
+
+load test_helper
+
+setup() {
+	export WF_CACHE=$BATS_TEST_TMPDIR/cache
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	: >"$BATS_TEST_TMPDIR/bzImage"
+	: >"$BATS_TEST_TMPDIR/initrd"
+}
+
+# standin_qemu END: a stand-in QEMU that writes a complete, passing TAP
+# run to its serial console, then powers off (END "off") or hangs until
+# it is stopped (END "hang").
+standin_qemu() {
+	cat >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64" <<QEMU
+#!/bin/sh
+while [ \$# -gt 0 ]; do
+	case \$1 in -serial) log=\${2#file:} ;; esac
+	shift
+done
+printf 'TAP version 13\\n1..2\\nok 1 - smoke\\nok 2 - more\\n' >"\$log"
+[ "$1" = off ] || exec sleep 300
+QEMU
+	chmod +x "$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
+}
+
+# boot: run.sh on the stand-in, TCG, a timeout of 2 s.
+boot() {
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -A tcg -t 2 -i "$BATS_TEST_TMPDIR/initrd" \
+		-l "$BATS_TEST_TMPDIR/console.log" "$BATS_TEST_TMPDIR/bzImage"
+	echo "$output"
+}
+
+@test "runner: a guest that prints a complete, passing TAP run and then hangs fails the boot" {
+	# Powered off after it: a pass.
+	standin_qemu off
+	boot
+	[ "$status" -eq 0 ]
+	[[ $output == *"PASS: 2 tests, 0 skipped"* ]]
+	# The same console, and the guest never powers off: it hung.
+	standin_qemu hang
+	boot
+	[ "$status" -eq 1 ]
+	[[ $output == *"FAIL: guest hung: killed after 2s (last line: ok 2 - more)"* ]]
+	grep -qx 'ok 2 - more' "$BATS_TEST_TMPDIR/console.log"
+}
+
+@test "runner: a line of bad-console.txt that is blank or an indented comment is no pattern" {
+	local wf=$BATS_TEST_TMPDIR/wf
+	mkdir -p "$wf/tools" "$wf/qemu-boot"
+	cp "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$wf/tools/"
+	cp "$QEMU_BOOT/run.sh" "$QEMU_BOOT/ktap.awk" "$QEMU_BOOT/bad-console.txt" "$wf/qemu-boot/"
+	printf '   \n\t# an indented comment\n' >>"$wf/qemu-boot/bad-console.txt"
+	printf '[    0.000000] Linux version 6.1\n\t# an indented comment\nTAP version 13\n1..1\nok 1 - smoke\n' \
+		>"$BATS_TEST_TMPDIR/c.log"
+	run "$wf/qemu-boot/run.sh" -c "$BATS_TEST_TMPDIR/c.log"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 1 tests, 0 skipped" ]
+}
