@@ -47,6 +47,30 @@ same_objects() {
 	[ "$n" -ge 2 ]
 }
 
+# add_macro_comparison: a function in kernel/names.c whose loop condition
+# a macro's expansion makes always true (&n->key != NULL), as
+# list_for_each_entry_safe_from() in 6.1's kernel/workqueue.c: compilers
+# warn about it in preprocessed text, not in the source.
+add_macro_comparison() {
+	cat >>"$WF_REPO/kernel/names.c" <<-'EOF'
+
+	struct node { int key; struct node *next; };
+	#define for_each_node(n, head) for (n = (head); &n->key != NULL; n = n->next)
+
+	int count(struct node *head);
+	int count(struct node *head)
+	{
+		struct node *n;
+		int c = 0;
+
+		for_each_node(n, head)
+			c++;
+		return c;
+	}
+	EOF
+	sed -i '3a #include <stddef.h>' "$WF_REPO/kernel/names.c"
+}
+
 @test "distcc: the build goes through a distccd on loopback, with the objects of a local build" {
 	start_distccd
 	build "$BATS_TEST_TMPDIR/local"
@@ -68,23 +92,7 @@ same_objects() {
 	# in 6.1's kernel/workqueue.c); compiling distcc's preprocessed text,
 	# it does.  A distributed build must give the local build's warnings,
 	# or the build check would call them new.
-	cat >>"$WF_REPO/kernel/names.c" <<-'EOF'
-
-	struct node { int key; struct node *next; };
-	#define for_each_node(n, head) for (n = (head); &n->key != NULL; n = n->next)
-
-	int count(struct node *head);
-	int count(struct node *head)
-	{
-		struct node *n;
-		int c = 0;
-
-		for_each_node(n, head)
-			c++;
-		return c;
-	}
-	EOF
-	sed -i '3a #include <stddef.h>' "$WF_REPO/kernel/names.c"
+	add_macro_comparison
 	start_distccd
 	build "$BATS_TEST_TMPDIR/local"
 	[ "$status" -eq 0 ]
@@ -102,23 +110,7 @@ same_objects() {
 	# failed and the clang check reported a false failure, then cached
 	# it.  Without it, clang warns in a macro's expanded text
 	# (-Wtautological-pointer-compare) where it does not in the source.
-	cat >>"$WF_REPO/kernel/names.c" <<-'EOF'
-
-	struct node { int key; struct node *next; };
-	#define for_each_node(n, head) for (n = (head); &n->key != NULL; n = n->next)
-
-	int count(struct node *head);
-	int count(struct node *head)
-	{
-		struct node *n;
-		int c = 0;
-
-		for_each_node(n, head)
-			c++;
-		return c;
-	}
-	EOF
-	sed -i '3a #include <stddef.h>' "$WF_REPO/kernel/names.c"
+	add_macro_comparison
 	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Count the nodes"
 	start_distccd
 	CCACHE_DIR=$BATS_TEST_TMPDIR/ccache-clang-local \
