@@ -76,6 +76,10 @@ guard=$(mktemp -d)
 work=$(mktemp -d)
 trap 'rm -rf "$guard" "$work"' EXIT
 export WF_CACHE=$guard
+# A fresh bats, also when run.sh itself runs inside a bats test; and the
+# tools' makes as from a shell, also under "make test" (make's MAKELEVEL
+# would make them print "make[1]:", its MAKEFLAGS pass on its options).
+unset MAKELEVEL MAKEFLAGS MFLAGS
 # A fresh bats, also when run.sh itself runs inside a bats test.
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 

@@ -8,13 +8,14 @@
 load test_helper
 
 # wf ARGS...: ./wf of the checkout (bats run); RAW is its output, output
-# and lines the tools' lines without make's own "make: *** [...] Error N".
+# and lines the tools' lines without make's own "make: *** [...] Error N"
+# (make[N]: when a make runs the tests).
 wf() {
 	run "$REPO_ROOT/wf" "$@"
 	echo "./wf $*: exit $status"
 	echo "$output"
 	RAW=$output
-	output=$(grep -v '^make: \*\*\* \[' <<<"$output" || true)
+	output=$(grep -Ev '^make(\[[0-9]+\])?: \*\*\* \[' <<<"$output" || true)
 	mapfile -t lines <<<"$output"
 }
 
@@ -33,6 +34,11 @@ teardown() {
 	[ "$status" -eq 2 ]
 	wf export BRANCH=nope
 	[ "$status" -eq 2 ]
+	[ "$output" = "export: error: no branch 'nope' in $WF_TOP/branches.txt (the branches: 6.1)" ]
+	# Under a make (CI's "make test"), make says make[1]: the same lines.
+	MAKELEVEL=1 wf export BRANCH=nope
+	[ "$status" -eq 2 ]
+	[[ $RAW == *"make[1]: *** ["* ]]
 	[ "$output" = "export: error: no branch 'nope' in $WF_TOP/branches.txt (the branches: 6.1)" ]
 	wf export
 	[ "$status" -eq 0 ]
