@@ -12,8 +12,9 @@ run = st=0; $(1) || st=$$?; \
 	exit $$st
 CONFIG ?= boot
 FORCE ?= 0
-# BRANCH=<id>: the topic branch of branches.txt to work on (default: the
-# first topic line, the 6.1 branch).  Every target takes it.
+# BRANCH=<id>: the topic branch of branches.txt to work on, by its id or
+# its git branch (BRANCH=sysctl-syscall-6.12); default: the first topic
+# line, the 6.1 branch.  Every target takes it.
 ifneq ($(BRANCH),)
 export WF_BRANCH := $(BRANCH)
 endif
