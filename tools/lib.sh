@@ -54,6 +54,39 @@ infra_error() {
 	exit 3
 }
 
+# long_options LONG=SHORT... -- ARG...: LONG_ARGS, the ARGs with each
+# long option given as the short option the script's getopts reads
+# (--calls 5 and --calls=5 as -n 5 for calls=n; --no-build as -n for
+# no-build=n); "--" ends the options.  -n is a dry run wherever a
+# script has one (send.sh); every other meaning an -n had is a long
+# option, its old -n kept for the tests and scripts that type it
+# (doc/settings.md, "-n across the tools").
+long_options() {
+	local -A short=()
+	local pair arg
+	while [[ $1 != -- ]]; do
+		pair=$1
+		short[--${pair%%=*}]=${pair#*=}
+		shift
+	done
+	shift
+	LONG_ARGS=()
+	while [[ $# -gt 0 ]]; do
+		arg=$1
+		shift
+		if [[ $arg == -- ]]; then
+			LONG_ARGS+=(-- "$@")
+			break
+		elif [[ -n ${short[$arg]:-} ]]; then
+			LONG_ARGS+=("-${short[$arg]}")
+		elif [[ $arg == --*=* && -n ${short[${arg%%=*}]:-} ]]; then
+			LONG_ARGS+=("-${short[${arg%%=*}]}" "${arg#*=}")
+		else
+			LONG_ARGS+=("$arg")
+		fi
+	done
+}
+
 # no_arguments ARG...: bad input, before anything is done, when a command
 # that takes no argument is given one.
 no_arguments() {
