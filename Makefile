@@ -12,8 +12,9 @@ run = st=0; $(1) || st=$$?; \
 	exit $$st
 CONFIG ?= boot
 FORCE ?= 0
-# BRANCH=<id>: the topic branch of branches.txt to work on (default: the
-# first topic line, the 6.1 branch).  Every target takes it.
+# BRANCH=<id>: the topic branch of branches.txt to work on, by its id or
+# its git branch (BRANCH=sysctl-syscall-6.12); default: the first topic
+# line, the 6.1 branch.  Every target takes it.
 ifneq ($(BRANCH),)
 export WF_BRANCH := $(BRANCH)
 endif
@@ -78,11 +79,11 @@ validate: rebuild
 
 ## cost-stages: the tip built once more with qemu-boot/cost-stages.patch (debug only): the median time of each stage of a sysctl(2) call next to open/read/close (SAMPLES=)
 cost-stages:
-	@$(call run,tools/cost-stages.sh $(if $(SAMPLES),-n $(SAMPLES)))
+	@$(call run,tools/cost-stages.sh $(if $(SAMPLES),--samples $(SAMPLES)))
 
 ## stress: rebuild, then the tip under a debug kernel (KASAN, UBSAN, lockdep): kselftest, fuzzer, threads, cost (CALLS=, SEED=, PROGRAMS=fuzz,threads only those)
 stress: rebuild $(STRESS_AFTER)
-	@$(call run,tools/stress.sh $(if $(CALLS),-n $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(PROGRAMS),-P $(PROGRAMS)) $(if $(filter 1,$(FORCE)),-f))
+	@$(call run,tools/stress.sh $(if $(CALLS),--calls $(CALLS)) $(if $(SEED),-S $(SEED)) $(if $(PROGRAMS),-P $(PROGRAMS)) $(if $(filter 1,$(FORCE)),-f))
 
 ## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
 bench-validate: rebuild
@@ -98,11 +99,11 @@ submit: rebuild
 
 ## send: send out/<id>/submit/vN for real through your git config sendemail.*, after a confirmation; record it (DRY_RUN=1 shows what would go where, YES=1 asks nothing, FORCE=1; ARRIVED=yes|no after an interrupted send)
 send:
-	@$(call run,tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(YES)),-y) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)"))
+	@$(call run,tools/send.sh $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),--dry-run) $(if $(filter 1,$(YES)),-y) $(if $(filter 1,$(FORCE)),-f) $(if $(ARRIVED),-A "$(ARRIVED)"))
 
 ## rehearse: send out/<id>/submit/vN to a loopback test server (SMTP=127.0.0.1:PORT) or to TO=addr,... only; recorded apart, never a revision (REV=N, DRY_RUN=1, FORCE=1)
 rehearse:
-	@$(call run,tools/send.sh -R $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),-n) $(if $(filter 1,$(FORCE)),-f))
+	@$(call run,tools/send.sh -R $(if $(TO),-t "$(TO)") $(if $(SMTP),-s "$(SMTP)") $(if $(REV),-r $(REV)) $(if $(filter 1,$(DRY_RUN)),--dry-run) $(if $(filter 1,$(FORCE)),-f))
 
 ## record-sent: record out/<id>/submit/vN as sent by your own git send-email (REV=N, FORCE=1)
 record-sent:
@@ -134,7 +135,7 @@ faults:
 .PHONY: mutants
 comma := ,
 mutants:
-	@$(call run,$(if $(RANDOM),tools/mutants-random.sh -n $(RANDOM) $(if $(SEED),-s $(SEED)),tools/mutants.sh $(subst $(comma), ,$(MUTANTS))))
+	@$(call run,$(if $(RANDOM),tools/mutants-random.sh --count $(RANDOM) $(if $(SEED),-s $(SEED)),tools/mutants.sh $(subst $(comma), ,$(MUTANTS))))
 
 ## coverage: the tools' tests with bash's xtrace on: per directory and script, its lines of code the tests run and, in out/coverage/, those they never run (SUITES=a.bats,b.bats those only; not in test)
 .PHONY: coverage

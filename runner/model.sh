@@ -142,6 +142,25 @@ add_result() {
 	RESULT_NAMES+=("$1")
 }
 
+# typed_result NAME: the result a name typed in CHECKS= or -k selects:
+# NAME itself, or for <check>-<config> the result of a per-config check
+# in that config (build-boot: the build check's result "boot", cached and
+# reported under that name; its directory, its cache and the reports keep
+# the config's name, the typed one says what it is).
+typed_result() {
+	local r
+	if [[ -z ${R_CHECK[$1]:-} ]]; then
+		for r in "${RESULT_NAMES[@]}"; do
+			# shellcheck disable=SC2310 # its status is its answer
+			if result_declares "$r" per-config && [[ $1 == "${R_CHECK[$r]}-${R_CONFIG[$r]}" ]]; then
+				printf '%s\n' "$r"
+				return
+			fi
+		done
+	fi
+	printf '%s\n' "$1"
+}
+
 # is_check NAME: true when NAME is a check's name (its directory's).
 is_check() {
 	[[ -n ${CONF[$1:order]:-} ]]

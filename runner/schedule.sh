@@ -14,6 +14,9 @@ select_results() {
 	IFS=, read -r -a asked <<<"${checklist:-$(IFS=,; echo "${RESULT_NAMES[*]}")}"
 	for r in "${asked[@]}"; do
 		[[ -n $r ]] || continue
+		# CHECKS=boot: one line saying it is no boot; build-boot is boot.
+		[[ -z $checklist ]] || name_per_config_result "$r"
+		r=$(typed_result "$r")
 		# shellcheck disable=SC2310 # its status is its answer
 		if [[ -z ${R_CHECK[$r]:-} ]] && is_check "$r"; then
 			# A check's name: all its results (build: one per config).
@@ -45,6 +48,21 @@ select_results() {
 		done
 	done
 	[[ ${#RUN_ORDER[@]} -eq ${#ENABLED[@]} ]] || bad_input "the checks' needs form a cycle"
+}
+
+# name_per_config_result RESULT: when RESULT is a per-config check's
+# result typed by its config's name alone (CHECKS=boot: the build of the
+# boot config, not its boot), one line saying what it is, its other name
+# and the results that need it.
+name_per_config_result() {
+	local r=$1 dep users=''
+	[[ -n ${R_CHECK[$r]:-} ]] || return 0
+	# shellcheck disable=SC2310 # its status is its answer
+	result_declares "$r" per-config || return 0
+	for dep in "${RESULT_NAMES[@]}"; do
+		[[ ${R_NEEDS[$dep]:-} != "$r" ]] || users+=" $dep"
+	done
+	info "'$r' is the ${R_CHECK[$r]} in the ${R_CONFIG[$r]} config (also ${R_CHECK[$r]}-${R_CONFIG[$r]})${users:+, not a boot; these need it:$users}"
 }
 
 # stage_list: "1: a b; 2: c; 3: d e", the results of each stage.
@@ -180,7 +198,8 @@ before_step() {
 # the cache alone (check_result exits 1 at the first result that is not
 # cached); 1 when the result there is not usable.
 lookup_kept() {
-	local res=$1 n=$((${#COMMITS[@]} - 1))
+	local res n=$((${#COMMITS[@]} - 1))
+	res=$(typed_result "$1")
 	# shellcheck disable=SC2310 # its status is its answer
 	result_declares "$res" keep || bad_input "-k: $res keeps no files"
 	static_keys

@@ -98,3 +98,29 @@ setup() {
 	run make -s -C "$REPO_ROOT" rebuild BRANCH=6.13 WF_TOP="$WF_TOP"
 	[[ $output == *"no branch '6.13' in $WF_TOP/branches.txt"* ]]
 }
+
+@test "branches: BRANCH= takes a topic's git branch too; one that names two lines is refused, naming them" {
+	printf 'topic 6.1 sysctl-syscall linux-source-6.1 any p1\ntopic 6.12 sysctl-syscall-6.12 linux-source-6.12 >=6.12 p2\n' >"$WF_TOP/branches.txt"
+	where() {
+		# shellcheck disable=SC2016 # expanded by the inner bash, after lib.sh
+		env -u WF_REPO WF_BRANCH="$1" bash -c '. "$1"; echo "$WF_BRANCH $TOPIC_ID $TOPIC_NAME $WF_CACHE $WF_OUT $WF_COVERS"' \
+			where "$TOOLS/lib.sh"
+	}
+	# The git branch of the cache names the same topic as its id, and
+	# the scripts it runs get the id.
+	[ "$(where sysctl-syscall)" = "$(where 6.1)" ]
+	[ "$(where sysctl-syscall-6.12)" = "$(where 6.12)" ]
+	[ "$(where sysctl-syscall-6.12)" = "6.12 6.12 sysctl-syscall-6.12 $WF_CACHE/branches/6.12 $WF_TOP/out/6.12 $WF_TOP/cover-letters/6.12" ]
+	# Through make, as typed.
+	run env -u WF_REPO make -s -C "$REPO_ROOT" export BRANCH=sysctl-syscall-6.12 WF_TOP="$WF_TOP"
+	[[ $output == *"$WF_CACHE/branches/6.12/linux"* ]]
+	# A name that is one line's id and another's git branch: bad input,
+	# one line naming both, before anything is touched.
+	printf 'topic a b linux-source-6.1 any p1\ntopic b c linux-source-6.12 any p2\n' >"$WF_TOP/branches.txt"
+	run env WF_BRANCH=b "$TOOLS/rebuild.sh"
+	[ "$status" -eq 2 ]
+	[ "$output" = "rebuild: error: BRANCH 'b' is ambiguous in $WF_TOP/branches.txt: the id of the topic b (line 2) and the git branch of the topic a (line 1); type the id" ]
+	[ ! -e "$WF_CACHE" ]
+	[ "$(where a | cut -d' ' -f1-3)" = "a a b" ]
+	[ "$(where c | cut -d' ' -f1-3)" = "b b c" ]
+}

@@ -273,3 +273,35 @@ state() {
 	[ "$n" -ge 20 ]
 	[ ! -e "$BATS_TEST_TMPDIR/calls" ]
 }
+
+@test "-n: make gives each script a count or a skipped step as a long option, -n only as a dry run; the scripts take it" {
+	run make -s -n -C "$REPO_ROOT" stress CALLS=5 SEED=2
+	[[ $output == *"tools/stress.sh --calls 5 -S 2 "* ]]
+	run make -s -n -C "$REPO_ROOT" cost-stages SAMPLES=100
+	[[ $output == *"tools/cost-stages.sh --samples 100 "* ]]
+	run make -s -n -C "$REPO_ROOT" mutants RANDOM=3
+	[[ $output == *"tools/mutants-random.sh --count 3 "* ]]
+	run make -s -n -C "$REPO_ROOT" send rehearse DRY_RUN=1
+	[ "$(grep -c -- '--dry-run' <<<"$output")" -eq 2 ]
+	run make -s -n -C "$REPO_ROOT" stress cost-stages send rehearse mutants CALLS=5 SAMPLES=100 RANDOM=3 DRY_RUN=1
+	[[ $output != *".sh -n "* && $output != *" -n) "* ]]
+	# Each long option, --NAME VALUE or --NAME=VALUE, reaches the script
+	# as its -n did (a bad value is named as it was).
+	run "$TOOLS/stress.sh" --calls lots
+	[ "$status" -eq 2 ]
+	[[ $output == *"error: CALLS must be a number, not 'lots'"* ]]
+	run "$TOOLS/stress.sh" --calls=lots
+	[[ $output == *"error: CALLS must be a number, not 'lots'"* ]]
+	run "$TOOLS/cost-stages.sh" --samples 5
+	[[ $output == *"error: SAMPLES must be a number from 11 to 4096 (the kernel keeps 4096), not '5'"* ]]
+	run "$TOOLS/mutants-random.sh" --count x
+	[[ $output == *"error: RANDOM is not a number of mutants: x"* ]]
+	run "$TOOLS/faults.sh" --no-warm-up -k x
+	[[ $output == *"error: KILLS 'x' is not a number"* ]]
+	run "$TOOLS/preflight.sh" --no-messages "$BATS_TEST_TMPDIR/nothing"
+	[[ $output == *"error: $BATS_TEST_TMPDIR/nothing is not a revision written by tools/submit.sh"* ]]
+	run "$TOOLS/other-base.sh" --no-build "$BATS_TEST_TMPDIR/nothing.tar.xz"
+	[[ $output == *"error: no patches in patches/: nothing to apply"* ]]
+	run "$TOOLS/send.sh" --dry-run -r x
+	[[ $output == *"error: revision 'x' is not a positive number"* ]]
+}

@@ -239,7 +239,7 @@ mutants() {
 @test "make mutants passes RANDOM= and SEED= to the random mutants" {
 	run make -s -n -C "$REPO_ROOT" mutants RANDOM=20 SEED=5
 	[ "$status" -eq 0 ]
-	[[ $output == "st=0; tools/mutants-random.sh -n 20 -s 5 || st=\$?; "* ]]
+	[[ $output == "st=0; tools/mutants-random.sh --count 20 -s 5 || st=\$?; "* ]]
 }
 
 @test "make mutants passes MUTANTS= as names" {

@@ -391,6 +391,36 @@ TOOL
 	[[ $output == "validate: error: no check in '-c ,' (checks: "* ]]
 }
 
+@test "validate: CHECKS=build-boot is the build in the boot config, cached and reported as boot; CHECKS=boot says it is no boot" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate -c build-boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 boot)" = pass ]
+	[ "$(cell 1 qemu)" = skip ]
+	[ "$(jq -r '.commits[0].results | keys[]' "$OUT/results.json" | grep -c build-)" -eq 0 ]
+	[[ $output == *"checks: boot"$'\n'* ]]
+	[[ $output != *"is the build in"* ]]
+	# The old name selects the same result, from the same cache, and says
+	# what it is: the boots are the results that need it.
+	validate -c boot
+	[ "$status" -eq 0 ]
+	[[ $output == *"result(s): 0 failed, "*" from the cache (marked *), 0 run now"* ]]
+	[[ $output == *"validate: 'boot' is the build in the boot config (also build-boot), not a boot; these need it: w1 qemu abi guest-boot"* ]]
+	# Every per-config result of the build check has its name; -k takes it.
+	validate -c build-off,build-i386
+	[ "$status" -eq 0 ]
+	[ "$(cell 1 off)" = pass ]
+	[ "$(cell 1 i386)" = pass ]
+	[ "$(cell 1 nonet)" = skip ]
+	run "$RUNNER/validate.sh" -k build-boot "$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	[[ $output == *" $WF_CACHE/branches/6.1/validate/results/boot/"* ]]
+	validate -c build-debug
+	[ "$status" -eq 2 ]
+	[[ $output == "validate: error: unknown check 'build-debug' "* ]]
+}
+
 @test "validate: a range of no commits is bad input, never 0 results passed; the last report stays" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate -c checkpatch

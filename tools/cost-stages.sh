@@ -126,4 +126,5 @@ main() {
 	return "$rc"
 }
 
-main "$@"
+long_options samples=n -- "$@"
+main "${LONG_ARGS[@]}"

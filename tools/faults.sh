@@ -370,4 +370,5 @@ main() {
 	return $rc
 }
 
-main "$@"
+long_options no-warm-up=n -- "$@"
+main "${LONG_ARGS[@]}"

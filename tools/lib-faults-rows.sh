@@ -215,7 +215,7 @@ row_validate_result() {
 row_stress_setup() { ensure_branch; }
 row_stress_prepare() { :; }
 row_stress_cmd() {
-	CMD=("$WF_HOME/tools/stress.sh" -f -o "$FAULTS/stress-out" -n 2000 -T 1 -t 300)
+	CMD=("$WF_HOME/tools/stress.sh" -f -o "$FAULTS/stress-out" --calls 2000 -T 1 -t 300)
 	[[ -z ${FAULTS_STRESS_KERNEL:-} ]] || CMD+=(-k "$FAULTS_STRESS_KERNEL")
 }
 row_stress_result() {

@@ -54,6 +54,39 @@ infra_error() {
 	exit 3
 }
 
+# long_options LONG=SHORT... -- ARG...: LONG_ARGS, the ARGs with each
+# long option given as the short option the script's getopts reads
+# (--calls 5 and --calls=5 as -n 5 for calls=n; --no-build as -n for
+# no-build=n); "--" ends the options.  -n is a dry run wherever a
+# script has one (send.sh); every other meaning an -n had is a long
+# option, its old -n kept for the tests and scripts that type it
+# (doc/settings.md, "-n across the tools").
+long_options() {
+	local -A short=()
+	local pair arg
+	while [[ $1 != -- ]]; do
+		pair=$1
+		short[--${pair%%=*}]=${pair#*=}
+		shift
+	done
+	shift
+	LONG_ARGS=()
+	while [[ $# -gt 0 ]]; do
+		arg=$1
+		shift
+		if [[ $arg == -- ]]; then
+			LONG_ARGS+=(-- "$@")
+			break
+		elif [[ -n ${short[$arg]:-} ]]; then
+			LONG_ARGS+=("-${short[$arg]}")
+		elif [[ $arg == --*=* && -n ${short[${arg%%=*}]:-} ]]; then
+			LONG_ARGS+=("-${short[${arg%%=*}]}" "${arg#*=}")
+		else
+			LONG_ARGS+=("$arg")
+		fi
+	done
+}
+
 # no_arguments ARG...: bad input, before anything is done, when a command
 # that takes no argument is given one.
 no_arguments() {
@@ -170,6 +203,15 @@ parse_branches() {
 	for i in "${!TOPICS_ID[@]}"; do
 		[[ -n $WF_BRANCH && ${TOPICS_ID[i]} != "$WF_BRANCH" ]] || { sel=$i; break; }
 	done
+	# What a kernel developer types: the git branch of the cache
+	# (sysctl-syscall) names its topic as its id does; a name that is one
+	# topic's id and another's git branch is refused.
+	for i in "${!TOPICS_NAME[@]}"; do
+		[[ -n $WF_BRANCH && ${TOPICS_NAME[i]} == "$WF_BRANCH" ]] || continue
+		[[ -z $sel ]] ||
+			bad_input "BRANCH '$WF_BRANCH' is ambiguous in $file: the id of the topic $WF_BRANCH (line $(topic_line "$file" "$sel")) and the git branch of the topic ${TOPICS_ID[i]} (line $(topic_line "$file" "$i")); type the id"
+		sel=$i
+	done
 	[[ -n $sel ]] ||
 		bad_input "no branch '$WF_BRANCH' in $file (the branches: ${TOPICS_ID[*]})"
 	# shellcheck disable=SC2034 # used by the scripts that source this file
@@ -178,6 +220,12 @@ parse_branches() {
 	TOPIC_CONSTRAINT=${TOPICS_CONSTRAINT[sel]} TOPIC_PATCHDIR=${TOPICS_PATCHDIR[sel]}
 	# shellcheck disable=SC2034
 	TOPIC_TARBALL=$WF_SRC_DIR/$TOPIC_PACKAGE.tar.xz
+}
+
+# topic_line FILE INDEX: the line number of the INDEXth (from 0) topic
+# line of FILE.
+topic_line() {
+	awk -v want="$2" '{ sub(/#.*/, "") } $1 == "topic" && n++ == want { print NR; exit }' "$1"
 }
 
 # select_branch: parse $WF_BRANCHES and point the per-branch locations at

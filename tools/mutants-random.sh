@@ -314,4 +314,5 @@ main() {
 	return "$RC"
 }
 
-main "$@"
+long_options count=n -- "$@"
+main "${LONG_ARGS[@]}"

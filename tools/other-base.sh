@@ -192,4 +192,5 @@ main() {
 	return "$RC"
 }
 
-main "$@"
+long_options no-build=n -- "$@"
+main "${LONG_ARGS[@]}"

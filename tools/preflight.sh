@@ -200,4 +200,5 @@ main() {
 	fi
 }
 
-main "$@"
+long_options no-messages=n -- "$@"
+main "${LONG_ARGS[@]}"

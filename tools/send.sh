@@ -505,4 +505,5 @@ main() {
 	wf_run_end
 }
 
-main "$@"
+long_options dry-run=n -- "$@"
+main "${LONG_ARGS[@]}"

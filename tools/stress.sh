@@ -356,4 +356,5 @@ main() {
 	return $RC
 }
 
-main "$@"
+long_options calls=n -- "$@"
+main "${LONG_ARGS[@]}"

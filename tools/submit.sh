@@ -220,7 +220,7 @@ early_preflight() {
 	dir=$(mktemp -d)
 	cp "$cover" "$dir/cover.txt"
 	printf 'revision: %s\ntrees: %s\ncover: %s\n' "$rev" "${trees% }" "${cover#"$WF_TOP"/}" >"$dir/record"
-	out=$("$WF_HOME/tools/preflight.sh" -n "$dir" 2>&1) || rc=$?
+	out=$("$WF_HOME/tools/preflight.sh" --no-messages "$dir" 2>&1) || rc=$?
 	rm -rf "$dir"
 	# (its "ok" line comes with the whole pre-flight)
 	[[ $rc -eq 0 ]] || { printf '%s\n' "$out" >&2; exit "$rc"; }
