@@ -72,9 +72,15 @@ build:
 boot:
 	@$(call run,tools/boot.sh)
 
-## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1)
-validate: rebuild
-	@$(call run,WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
+# What validate runs first: rebuild (the branch from patches/, refusing
+# commits never exported); with AS_IS=1 only the base (the branch the
+# work tree is on is checked as it stands); with PLAN=1 nothing (the
+# plan touches nothing).
+VALIDATE_FIRST := $(if $(filter 1,$(PLAN)),,$(if $(filter 1,$(AS_IS)),base,rebuild))
+
+## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1; AS_IS=1 the work tree's branch as it stands, not rebuilt; PLAN=1 only say what would run and how long)
+validate: $(VALIDATE_FIRST)
+	@$(call run,WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh$(if $(filter 1,$(AS_IS)), -a)$(if $(filter 1,$(PLAN)), -n) $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
 
 ## cost-stages: the tip built once more with qemu-boot/cost-stages.patch (debug only): the median time of each stage of a sysctl(2) call next to open/read/close (SAMPLES=)
 cost-stages:
