@@ -26,7 +26,7 @@ export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
 endif
 
 .PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
-	cost-stages bench-validate bench-distcc submit send rehearse record-sent trailers trees other-base bisect test test-tools \
+	status cost-stages bench-validate bench-distcc submit send rehearse record-sent trailers trees other-base bisect test test-tools \
 	lint help clean
 
 ## all: the whole pipeline on one branch (BRANCH=, default the first of branches.txt): deps, base, rebuild, validate every commit, stress the tip
@@ -73,9 +73,19 @@ build:
 boot:
 	@$(call run,tools/boot.sh)
 
-## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1)
-validate: rebuild
-	@$(call run,WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
+# What validate runs first: rebuild (the branch from patches/, refusing
+# commits never exported); with AS_IS=1 only the base (the branch the
+# work tree is on is checked as it stands); with PLAN=1 nothing (the
+# plan touches nothing).
+VALIDATE_FIRST := $(if $(filter 1,$(PLAN)),,$(if $(filter 1,$(AS_IS)),base,rebuild))
+
+## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1; AS_IS=1 the work tree's branch as it stands, not rebuilt; PLAN=1 only say what would run and how long)
+validate: $(VALIDATE_FIRST)
+	@$(call run,WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh$(if $(filter 1,$(AS_IS)), -a)$(if $(filter 1,$(PLAN)), -n) $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
+
+## status: where the branch stands, in five lines: exported or not, the last validate's verdict and age, the next revision, a send cut short, a killed run (reads only)
+status:
+	@$(call run,tools/status.sh)
 
 ## cost-stages: the tip built once more with qemu-boot/cost-stages.patch (debug only): the median time of each stage of a sysctl(2) call next to open/read/close (SAMPLES=)
 cost-stages:

@@ -118,16 +118,14 @@ write_table() {
 	done
 }
 
-# write_report: the table and the failures, on stdout.  The table fits in
-# 100 columns: when its columns do not, with a subject of at least 20,
-# they go into several tables one under the other, each with the
+# write_tables: the table of the results (cell_of), on stdout.  It fits
+# in 100 columns: when its columns do not, with a subject of at least
+# 20, they go into several tables one under the other, each with the
 # commits and their subjects.
-write_report() {
-	local i n=$((${#COMMITS[@]} - 1)) r note total=0 cached=0 st w fixed=18 tips
+write_tables() {
+	local r w fixed=18
 	local -a block=()
 	declare -A width=()
-	printf 'validate: %d commit(s) on %s (%s)\n' "$n" "${COMMITS[0]:0:12}" "$RANGE"
-	run_state_line
 	for r in "${RESULT_NAMES[@]}"; do
 		w=${#r}
 		[[ $w -ge 6 ]] || w=6
@@ -140,6 +138,15 @@ write_report() {
 		fixed=$((fixed + w + 1))
 	done
 	write_table "${block[@]}"
+}
+
+# write_report: the table and the failures, on stdout.
+write_report() {
+	local i n=$((${#COMMITS[@]} - 1)) r note total=0 cached=0 st tips
+	printf 'validate: %d commit(s) on %s (%s)\n' "$n" "${COMMITS[0]:0:12}" "$RANGE"
+	[[ -z $AS_IS ]] || printf 'validated: %s\n' "$BRANCH_NOTE"
+	run_state_line
+	write_tables
 	for ((i = 1; i <= n; i++)); do
 		for r in "${RESULT_NAMES[@]}"; do
 			# (a tip-only check's cell below the tip is no result)
@@ -186,6 +193,8 @@ write_json() {
 		[[ $n -ge 1 ]] || printf '\x1e'
 	} | jq -R -s --argjson schema "$SCHEMA" --arg range "$RANGE" --arg base "${COMMITS[0]}" \
 		--arg state "$RUN_STATE" --arg stopped "$STOPPED_AT" \
+		--arg as_is "$AS_IS" --arg branch "${AS_IS_BRANCH:-}" --argjson unexported "${UNEXPORTED:-0}" \
+		--arg uncommitted "${UNCOMMITTED:-0}" \
 		--argjson checks "$(printf '%s\n' "${RESULT_NAMES[@]}" | jq -R . | jq -s .)" \
 		'split("\u001e") | map(select(length > 0) | split("\u001f") |
 		   {index: (.[0] | tonumber), commit: .[1], tree: .[2], subject: .[3], check: .[4],
@@ -198,7 +207,9 @@ write_json() {
 		  failed: (map(select(.status == "fail")) | length),
 		  infra: (map(select(.status == "infra")) | length),
 		  pending: (map(select(.status == "pending")) | length)} |
-		 if $stopped != "" then .stopped_at = $stopped else . end'
+		 if $stopped != "" then .stopped_at = $stopped else . end |
+		 if $as_is != "" then .as_is = {branch: $branch, unexported: $unexported,
+		   uncommitted: ($uncommitted == "1")} else . end'
 }
 
 # write_html: the same grid as a static page: one coloured cell per
@@ -218,6 +229,7 @@ td.none { color: #999; text-align: center; } td.pending { background: #fff; colo
 td a { color: black; }
 </style></head><body>
 <h1>validate: $n commit(s) on <code>${COMMITS[0]:0:12}</code></h1>
+$([[ -z $AS_IS ]] || printf '<p>validated: %s</p>' "$(vl_html "$BRANCH_NOTE")")
 $([[ $RUN_STATE == "done" ]] || printf '<p><strong>%s</strong></p>' "$(vl_html "$(run_state_line)")")
 <p>$(vl_html "$RANGE"): $(count fail) failed, $(count infra) infrastructure error(s);
 a * marks a result from the cache; a cell links its log, its title is the check's summary;

@@ -163,7 +163,7 @@ check_all() {
 # with FAIL_FAST, a failure or an infrastructure error stops the run.
 result_known() {
 	local i=$1 r=$2 st=${STATUS[$1,$2]}
-	[[ -z $LOOKUP ]] || return 0
+	[[ -z $LOOKUP && -z $PLAN ]] || return 0
 	UNPUBLISHED=1
 	if [[ ${CACHED[$i,$r]} -eq 0 ]]; then
 		printf '%s: [%7s] %s %-10s %s: %s\n' "$WF_PROG" "$(label "$i")" "${COMMITS[$i]:0:12}" "$r" \

@@ -199,12 +199,20 @@ check_result() {
 	elif [[ -n $LOOKUP ]]; then
 		# (-k: the cache alone)
 		exit 1
+	elif [[ -n $PLAN ]]; then
+		# (-n: nothing runs)
+		plan_step "$r" "$i"
+		return
 	else
 		before_step "$r"
 		prepare_build "$r" "$i"
 		progress "$i" "$r" "${R_CHECK[$r]}$([[ $i -ne 0 ]] || echo ' (the base: the first comparison)')"
 		tmp=$(new_result)
+		local t0=${EPOCHREALTIME//[!0-9]/}
 		run_check "$r" "$i" "$tmp" "$prev"
+		# (what the check took, in seconds, for the estimate of a plan: -n)
+		t0=$((${EPOCHREALTIME//[!0-9]/} - t0))
+		printf '%d.%d\n' $((t0 / 1000000)) $((t0 % 1000000 / 100000)) >"$tmp/seconds" 2>/dev/null || true
 		summary=$(head -n 1 "$tmp/summary" 2>/dev/null | cut -c1-300) || summary=''
 		reason=$(infra_reason "$r" "$i" "$tmp")
 		# shellcheck disable=SC2310 # its status is its answer

@@ -2,12 +2,20 @@
 # The runner of the per-commit checks: every check directory of checks/
 # on every commit of the topic branch, every result cached.
 #
-#   runner/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
+#   runner/validate.sh [-o OUTDIR] [-c CHECK,...] [-a] [-n] [RANGE]
 #   runner/validate.sh -k RESULT [RANGE]
 #
 # RANGE defaults to base..branch; CHECKs are the result names (the check
 # directories, a per-config check once per config of configs/matrix.txt;
-# default: all).  Exit status: 0 every result passed (or was skipped), 1
+# default: all).  -a (make validate AS_IS=1): the branch as it stands:
+# RANGE defaults to base..the branch the cache repo's work tree is on,
+# and the reports say how many of its commits are not exported (and
+# that its uncommitted changes are not validated).  -n (make validate
+# PLAN=1): the plan, on stdout: per commit and result, from the cache
+# (its verdict, marked *) or to run now, and an estimate of the time
+# those take, from the recorded timings (what each stored result took,
+# else the steps of OUTDIR/timings.tsv); nothing runs, nothing is
+# written, no lock is taken.  Exit status: 0 every result passed (or was skipped), 1
 # a check failed on a commit, 2 bad input, 3 an infrastructure error
 # (a check could not run: disk full, a broken tool; never cached).
 # -k prints "TREE DIR": the tree of the last commit and the directory of
@@ -39,6 +47,7 @@
 #   cache.sh     keys, stored results, kept files, build directories
 #   step.sh      one result at one commit: from the cache, or run now
 #   report.sh    the table of results and the three reports
+#   plan.sh      the plan (-n): what would run, and how long it takes
 #   lib.sh       hashes, the matrix, durations (also read by other tools)
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -74,10 +83,12 @@ TREE_SYNCED='' CHECKOUT_FULL=''
 . "$WF_HOME/runner/step.sh"
 # shellcheck source=runner/report.sh
 . "$WF_HOME/runner/report.sh"
+# shellcheck source=runner/plan.sh
+. "$WF_HOME/runner/plan.sh"
 
 usage() {
 	cat >&2 <<-'EOF'
-	usage: runner/validate.sh [-o OUTDIR] [-c CHECK,...] [RANGE]
+	usage: runner/validate.sh [-o OUTDIR] [-c CHECK,...] [-a] [-n] [RANGE]
 	       runner/validate.sh -k RESULT [RANGE]
 	EOF
 	exit 2
@@ -116,16 +127,19 @@ load_commits() {
 	done
 }
 
-# read_options ARG...: LOOKUP (-k), CHECKLIST (-c), REPORT_DIR (-o) and
-# RANGE (default: base..branch of branches.txt).
+# read_options ARG...: LOOKUP (-k), CHECKLIST (-c), REPORT_DIR (-o),
+# AS_IS (-a), PLAN (-n) and RANGE (default: base..branch of
+# branches.txt, or with -a base..the work tree's branch).
 read_options() {
-	local opt ver
-	LOOKUP='' CHECKLIST='' REPORT_DIR=$WF_OUT/validate
-	while getopts 'o:c:k:' opt; do
+	local opt ver tip
+	LOOKUP='' CHECKLIST='' REPORT_DIR=$WF_OUT/validate AS_IS='' PLAN=''
+	while getopts 'o:c:k:an' opt; do
 		case $opt in
 		o) REPORT_DIR=$OPTARG ;;
 		c) CHECKLIST=$OPTARG ;;
 		k) LOOKUP=$OPTARG ;;
+		a) AS_IS=1 ;;
+		n) PLAN=1 ;;
 		*) usage ;;
 		esac
 	done
@@ -134,12 +148,53 @@ read_options() {
 	[[ $EVERY =~ ^[1-9][0-9]*$ ]] || bad_input "WF_PROGRESS_INTERVAL must be a number of seconds, not '$EVERY'"
 	[[ -z $LOOKUP ]] || CHECKLIST=$LOOKUP
 	RANGE=${1:-}
-	if [[ -z $RANGE ]]; then
-		parse_branches
-		ver=$(package_version)
-		RANGE="$(base_ref "$ver")..refs/heads/$TOPIC_NAME"
-	fi
+	[[ -n $RANGE ]] || parse_branches
 	[[ -d $WF_REPO/.git || -f $WF_REPO/HEAD ]] || bad_input "no kernel repo at $WF_REPO (run: make rebuild)"
+	if [[ -z $RANGE ]]; then
+		ver=$(package_version)
+		tip=refs/heads/$TOPIC_NAME
+		[[ -z $AS_IS ]] || tip=$(work_tree_branch)
+		RANGE="$(base_ref "$ver")..$tip"
+	fi
+}
+
+# work_tree_branch: the branch the cache repo's work tree is on
+# (refs/heads/...); bad input when it is on none.
+work_tree_branch() {
+	# shellcheck disable=SC2310 # repo_git is one git command
+	repo_git symbolic-ref -q HEAD ||
+		bad_input "the work tree $WF_REPO is on no branch (HEAD detached): check out a branch, or give a range"
+}
+
+# branch_note: (-a, -n) BRANCH_NOTE, what the range's tip is against
+# patches/: "the branch as it stands (NAME), N commit(s) not exported"
+# (AS_IS_BRANCH, UNEXPORTED: those commits, not in refs/wf/exported,
+# which rebuild and export set), and UNCOMMITTED, 1 when the work tree
+# on that tip has changes not committed.  Reads only: git status takes
+# no optional lock, so the index is not refreshed.
+branch_note() {
+	local n=$((${#COMMITS[@]} - 1)) tip head name mark
+	BRANCH_NOTE='' AS_IS_BRANCH='' UNEXPORTED=0 UNCOMMITTED=0
+	[[ -n $AS_IS || -n $PLAN ]] || return 0
+	tip=${COMMITS[$n]}
+	name=${RANGE##*..}
+	# shellcheck disable=SC2310 # repo_git is one git command
+	head=$(repo_git rev-parse -q --verify HEAD) || head=''
+	if [[ $head == "$tip" ]]; then
+		# shellcheck disable=SC2310 # repo_git is one git command
+		name=$(repo_git symbolic-ref -q --short HEAD) || name=${tip:0:12}
+		# shellcheck disable=SC2310 # repo_git is one git command
+		[[ -z $(repo_git --no-optional-locks status --porcelain --untracked-files=no) ]] || UNCOMMITTED=1
+	fi
+	AS_IS_BRANCH=${name#refs/heads/}
+	# shellcheck disable=SC2310 # repo_git is one git command
+	if mark=$(repo_git rev-parse -q --verify refs/wf/exported); then
+		UNEXPORTED=$(repo_git rev-list --count "$mark..$tip")
+	else
+		UNEXPORTED=$n
+	fi
+	BRANCH_NOTE="the branch as it stands ($AS_IS_BRANCH), $UNEXPORTED commit(s) not exported"
+	[[ $UNCOMMITTED -eq 0 ]] || BRANCH_NOTE+="; its uncommitted changes are not"
 }
 
 # take_lock: one run per cache (wf_lock: another run is refused, exit 1,
@@ -168,6 +223,7 @@ start_run() {
 	printf '%s\t0\tstart\t%s\n' "$EPOCHREALTIME" "$RANGE" 2>/dev/null >"$TIMINGS" || out_full_or_die "$TIMINGS"
 	info "$((${#COMMITS[@]} - 1)) commit(s) in $RANGE; checks: ${RUN_ORDER[*]}"
 	info "in stages: $(stage_list)"
+	[[ -z $AS_IS ]] || info "validating $BRANCH_NOTE"
 	OUTDIR=$REPORT_DIR RUN_STATE=running STREAMED=$SECONDS
 }
 
@@ -202,6 +258,11 @@ main() {
 	load_commits "$RANGE"
 	if [[ -n $LOOKUP ]]; then
 		lookup_kept "$LOOKUP"
+		return
+	fi
+	branch_note
+	if [[ -n $PLAN ]]; then
+		plan_run
 		return
 	fi
 	take_lock

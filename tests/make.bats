@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Tests of the make targets with no suite of their own (deps, build,
-# checkpatch, all-branches, the order of the stages, what make passes
+# checkpatch, status, all-branches, the order of the stages, what make passes
 # on), and of tests/run.sh, on fixture trees.
 
 load test_helper
@@ -75,6 +75,79 @@ fake_stages() {
 	run make -s -j2 -C "$BATS_TEST_TMPDIR/fake" stress
 	[ "$status" -eq 0 ]
 	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/fake/log")" = "start deps end deps start base end base start rebuild end rebuild start stress end stress " ]
+}
+
+# status_lines [VAR=VALUE...]: make status of the fixture checkout (bats run).
+status_lines() {
+	run make -s -C "$REPO_ROOT" status "$@"
+}
+
+@test "status: exported or not, the last validate's verdict and age, the next revision, a half-done send, a dead run" {
+	local c=$WF_CACHE/branches/6.1 results=$WF_TOP/out/6.1/validate/results.json tip tree
+	status_lines
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "branch 6.1 (fixture-topic): not built (make rebuild)" ]
+	"$TOOLS/rebuild.sh" 2>/dev/null
+	commit_in_repo kernel/new.c 'int new;\n' "sysctl: Add new.c"
+	status_lines
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 5 ]
+	[ "${lines[0]}" = "branch 6.1 (fixture-topic): 1 commit(s) on base/6.1.99-1, 1 not exported (make export)" ]
+	[ "${lines[1]}" = "validate: none yet (make validate)" ]
+	[ "${lines[2]}" = "revision: v1 next, none sent" ]
+	[ "${lines[3]}" = "send: none half done" ]
+	[ "${lines[4]}" = "runs: none interrupted" ]
+	"$TOOLS/export.sh" 2>/dev/null
+	# A validation of this tip, two hours old, that passed.
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	tree=$(git -C "$WF_REPO" rev-parse 'fixture-topic^{tree}')
+	mkdir -p "${results%/*}"
+	jq -n --arg c "$tip" --arg t "$tree" '{schema: 3, state: "done", failed: 0, infra: 0, pending: 0,
+		commits: [{index: 1, commit: $c, tree: $t, subject: "sysctl: Add new.c", results: {}}]}' >"$results"
+	touch -d '2 hours ago' "$results"
+	# v1 sent, v2's send half done, a validate killed (its marker, its
+	# lock held by no process).
+	mkdir -p "$WF_TOP/cover-letters/6.1/sent/v1" "$c/sending/v2"
+	printf 'revision: 1\ndate: 2024-05-01T10:00:00Z\n' >"$WF_TOP/cover-letters/6.1/sent/v1/record"
+	printf 'revision: 2\nstarted: pid 1, started 2024-05-02 10:00:00\nsending: 0000-cover.eml\nsent: 0000-cover.eml\n' \
+		>"$c/sending/v2/sending"
+	touch "$c/sending/v2/0000-cover.eml" "$c/sending/v2/0001-sysctl-Add-new.c.eml"
+	printf 'pid 999999, started 2024-05-02 11:00:00\nphase=start\n' >"$c/validate.run"
+	fs_state "$WF_CACHE" "$WF_TOP" >"$BATS_TEST_TMPDIR/before"
+	status_lines
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "branch 6.1 (fixture-topic): 1 commit(s) on base/6.1.99-1, exported to patches/" ]
+	[ "${lines[1]}" = "validate: pass, 2h ago, at this tip (out/6.1/validate/report.txt)" ]
+	[ "${lines[2]}" = "revision: v2 next, v1 sent 2024-05-01T10:00:00Z" ]
+	[ "${lines[3]}" = "send: v2 half done, 1 of 2 message(s) sent (make send finishes it)" ]
+	[ "${lines[4]}" = "runs: validate interrupted (pid 999999, started 2024-05-02 11:00:00): its next run cleans up" ]
+	# It touched nothing.
+	fs_state "$WF_CACHE" "$WF_TOP" | diff "$BATS_TEST_TMPDIR/before" -
+	# A validate that runs: its lock is held.
+	hold_lock "$c/validate.lock"
+	status_lines
+	release_lock
+	[ "${lines[4]}" = "runs: validate running (pid 999999, started 2024-05-02 11:00:00)" ]
+	# patches/ changed since the export (a pull): not the branch.
+	sed -i 's/^+int new;$/+int renewed;/' "$WF_TOP"/patches/0001-*.patch
+	status_lines
+	[ "${lines[0]}" = "branch 6.1 (fixture-topic): 1 commit(s) on base/6.1.99-1, patches/ differs in 1 file(s) (make rebuild takes patches/, make export the branch)" ]
+	"$TOOLS/export.sh" 2>/dev/null
+	# A new commit, and a change not committed: the verdict is another tip's.
+	commit_in_repo kernel/two.c 'int two;\n' "sysctl: Add two.c"
+	echo '/* edit */' >>"$WF_REPO/kernel/two.c"
+	jq '.failed = 2' "$results" >"$results.new" && mv "$results.new" "$results"
+	touch -d '3 days ago' "$results"
+	status_lines
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "branch 6.1 (fixture-topic): 2 commit(s) on base/6.1.99-1, 1 not exported (make export); uncommitted changes" ]
+	[ "${lines[1]}" = "validate: fail (2 failed), 3d ago, at another tip (out/6.1/validate/report.txt)" ]
+	# Bad input.
+	status_lines BRANCH=nope
+	[ "$status" -ne 0 ]
+	[ "${lines[0]}" = "status: error: no branch 'nope' in $WF_TOP/branches.txt (the branches: 6.1)" ]
+	run "$TOOLS/status.sh" extra
+	[ "$status" -eq 2 ]
 }
 
 @test "checkpatch: a commit with a checkpatch error fails on that commit only" {

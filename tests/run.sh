@@ -11,7 +11,7 @@
 # each line of a lane prefixed with its number.
 # The tools' suites run on fixtures: base.bats (the base import,
 # branches.txt), rebuild.bats (rebuild, export), make.bats (the targets
-# with no suite of their own: deps, build, checkpatch, all-branches, the
+# with no suite of their own: deps, build, checkpatch, status, all-branches, the
 # order of the stages; and this script), port.bats (make port on two fixture branches),
 # recovery.bats (each tool's recovery from the state a killed run
 # leaves), faults.bats (tools/faults.sh with small counts), qemu.bats (the runner and the smoke test; one build of the

@@ -90,6 +90,40 @@ teardown() {
 	[[ ${lines[-1]} == "validate: infrastructure error: "*"no space left on device in $TMPFS" ]]
 }
 
+@test "./wf validate AS_IS=1: the branch as it stands, a commit not exported too, said in the report" {
+	setup_validate_fixture
+	"$TOOLS/export.sh" 2>/dev/null
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	tip=$(git -C "$WF_REPO" rev-parse fixture-topic)
+	# make validate rebuilds from patches/ first, which refuses the commit.
+	wf validate -o deps CHECKS=checkpatch RANGE="$VALIDATE_RANGE"
+	[ "$status" -eq 1 ]
+	[[ $output == *"has changes not exported"* ]]
+	wf validate -o deps AS_IS=1 CHECKS=checkpatch RANGE="$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	[[ $output == *"validated: the branch as it stands (fixture-topic), 1 commit(s) not exported"* ]]
+	grep -qF "validated: the branch as it stands (fixture-topic), 1 commit(s) not exported" "$WF_TOP/out/6.1/validate/report.txt"
+	[ "$(jq .as_is.unexported "$WF_TOP/out/6.1/validate/results.json")" -eq 1 ]
+	# The branch is as it was, and patches/ too.
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$tip" ]
+	[ "$(find "$WF_TOP/patches" -name '*.patch' | wc -l)" -eq 1 ]
+}
+
+@test "./wf validate PLAN=1: what would run and what comes from the cache, touching nothing (no rebuild, lock or report)" {
+	setup_validate_fixture
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	wf validate -o rebuild CHECKS=checkpatch RANGE="$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	fs_state "$WF_CACHE" "$WF_TOP" >"$BATS_TEST_TMPDIR/before"
+	# (the branch has commits never exported: a rebuild would refuse)
+	wf validate -o deps PLAN=1 CHECKS=checkpatch RANGE="$VALIDATE_RANGE"
+	[ "$status" -eq 0 ]
+	[[ $output == *"2 result(s): 1 from the cache (marked *), 1 to run now"* ]]
+	[[ $output == *"commit(s) not exported: make validate would refuse them (AS_IS=1 validates them as they stand)"* ]]
+	fs_state "$WF_CACHE" "$WF_TOP" | diff "$BATS_TEST_TMPDIR/before" -
+}
+
 @test "./wf checkpatch, rebuild, build: pass, a failed check, bad input" {
 	setup_fixture
 	"$TOOLS/rebuild.sh" 2>/dev/null

@@ -166,6 +166,13 @@ hold_lock() {
 	return 1
 }
 
+# fs_state DIR...: each file and directory under DIR with its size, mtime
+# and mode, sorted: two calls differ when anything under DIR was
+# written, created or removed (a command that must touch nothing).
+fs_state() {
+	find "$@" -printf '%p %s %T@ %m\n' 2>/dev/null | LC_ALL=C sort
+}
+
 # release_lock: end the process of hold_lock.
 release_lock() {
 	kill "$LOCK_HOLDER"

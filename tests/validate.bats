@@ -811,6 +811,74 @@ html_cells() {
 	[ -z "$output" ]
 }
 
+@test "validate -n: the plan, per commit and check from the cache or run now, an estimate from the recorded timings; nothing written" {
+	local R=$WF_CACHE/branches/6.1/validate/results f
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	validate -c checkpatch
+	[ "$status" -eq 0 ]
+	# Each result run keeps how long its check took.
+	[ "$(find "$R/checkpatch" -name seconds | wc -l)" -eq 2 ]
+	grep -qxE '[0-9]+\.[0-9]' "$(find "$R/checkpatch" -name seconds | head -n 1)"
+	for f in "$R"/checkpatch/*/seconds; do echo 7.0 >"$f"; done
+	# A reworded message: its checkpatch would run again, the other's
+	# comes from the cache.
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q --amend -m "sysctl: Probe a 13th name" -m "Why."
+	fs_state "$WF_CACHE" "$OUT" >"$BATS_TEST_TMPDIR/before"
+	validate -n -c checkpatch
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qE '^1 +[0-9a-f]{12} sysctl: Trans.* +pass\* ' <<<"$output"
+	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe.* +run ' <<<"$output"
+	[[ $output == *"2 result(s): 1 from the cache (marked *), 1 to run now"* ]]
+	[[ $output == *"to run: checkpatch 1 (~0m07s each)"* ]]
+	[[ $output == *"estimate: ~0m07s"* ]]
+	# Nothing was run or written: no lock, no worktree, no result, no report.
+	fs_state "$WF_CACHE" "$OUT" | diff "$BATS_TEST_TMPDIR/before" -
+	# Without the cache's records: the steps of the last run's timings.tsv.
+	rm "$R"/checkpatch/*/seconds
+	printf '%s\t%s\t%s\t%s\n' 100.0 0 start range 100.0 1 checkpatch checkpatch 103.0 2 checkpatch checkpatch \
+		108.0 2 end report >"$OUT/timings.tsv"
+	validate -n -c checkpatch
+	[ "$status" -eq 0 ]
+	[[ $output == *"estimate: ~0m04s"* ]]
+	rm "$OUT/timings.tsv"
+	validate -n -c checkpatch
+	[ "$status" -eq 0 ]
+	[[ $output == *"estimate: unknown: no timing recorded for checkpatch"* ]]
+}
+
+@test "validate -a: the branch the work tree is on, as it stands; the reports say how many commits are not exported" {
+	"$TOOLS/export.sh" 2>/dev/null
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	git -C "$WF_REPO" checkout -q -b mine
+	validate_commit_edit kernel/names.c 's/return 12;/return 13;/' "sysctl: Probe one more name"
+	echo '/* not committed */' >>"$WF_REPO/kernel/main.c"
+	run "$RUNNER/validate.sh" -o "$OUT" -a -c checkpatch fixture-base..mine
+	echo "$output"
+	[ "$status" -eq 0 ]
+	note="validated: the branch as it stands (mine), 2 commit(s) not exported; its uncommitted changes are not"
+	grep -qxF "$note" "$OUT/report.txt"
+	[[ $output == *"$note"* ]]
+	grep -qF "$note" "$OUT/report.html"
+	[ "$(jq -c .as_is "$OUT/results.json")" = '{"branch":"mine","unexported":2,"uncommitted":true}' ]
+	# Without a range: the base..the work tree's branch.
+	run "$RUNNER/validate.sh" -o "$OUT" -n -a -c checkpatch
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"(refs/tags/base/6.1.99-1..refs/heads/mine)"* ]]
+	# A work tree on no branch (a rebase stopped half-way): bad input.
+	git -C "$WF_REPO" checkout -q --detach
+	run "$RUNNER/validate.sh" -o "$OUT" -n -a -c checkpatch
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate: error: the work tree $WF_REPO is on no branch (HEAD detached): check out a branch, or give a range" ]
+	# A run without -a says nothing of it.
+	validate -c checkpatch
+	[ "$status" -eq 0 ]
+	[ "$(jq -c .as_is "$OUT/results.json")" = null ]
+	run ! grep -q '^validated: ' "$OUT/report.txt"
+}
+
 @test "bench-validate: validate cold, warm, after a reword and after a code edit, each re-checking what changed" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/main.c 's/fixture booted/fixture booted!/' "sysctl: Say it louder"
