@@ -25,7 +25,7 @@ ifneq ($(DISTCC_HOSTS),)
 export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
 endif
 
-.PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
+.PHONY: all all-branches port deps base rebuild export build boot checkpatch validate kcidb stress \
 	status cost-stages bench-validate bench-distcc submit send rehearse record-sent trailers trees other-base bisect test test-tools \
 	lint help clean
 
@@ -86,6 +86,10 @@ validate: $(VALIDATE_FIRST)
 ## status: where the branch stands, in five lines: exported or not, the last validate's verdict and age, the next revision, a send cut short, a killed run (reads only)
 status:
 	@$(call run,tools/status.sh)
+
+## kcidb: the last validation as KCIDB's I/O data and patchwork's checks, beside its results.json (ORIGIN=, default sysctl_wf; REPORT_URL= where out/<id>/validate/ is published; runs nothing)
+kcidb:
+	@$(call run,tools/kcidb.sh $(if $(ORIGIN),--origin "$(ORIGIN)") $(if $(REPORT_URL),--url "$(REPORT_URL)"))
 
 ## cost-stages: the tip built once more with qemu-boot/cost-stages.patch (debug only): the median time of each stage of a sysctl(2) call next to open/read/close (SAMPLES=)
 cost-stages:

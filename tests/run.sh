@@ -18,8 +18,10 @@
 # boot kernel the first time), qemu-standin.bats (the runner with a
 # stand-in for QEMU, no kernel), stress.bats (tools/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
-# fixture kernel), schedule.bats (its order by cost, its reports while
-# it runs, FAIL_FAST), distcc.bats (builds through a distccd on
+# fixture kernel), kcidb.bats (its results as KCIDB's I/O data, against
+# the schema of tests/fixtures/kcidb/, and as patchwork's checks),
+# schedule.bats (its order by cost, its reports while it runs,
+# FAIL_FAST), distcc.bats (builds through a distccd on
 # loopback), configs.bats (the checks per config: the guest boots),
 # checks.bats (the codespell and kernel-doc checks on it), kconfig.bats
 # (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
@@ -51,7 +53,7 @@ done
 summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
-suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats qemu-standin.bats stress.bats validate.bats schedule.bats configs.bats
+suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats qemu-standin.bats stress.bats validate.bats kcidb.bats schedule.bats configs.bats
 	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift

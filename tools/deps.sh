@@ -15,7 +15,7 @@ set -euo pipefail
 PACKAGES=("${TOPIC_PACKAGE:-linux-source-6.1}" b4 git git-filter-repo perl gcc make sparse
 	codespell qemu-system-x86 ccache bc bison flex libelf-dev libssl-dev cpio bats
 	shellcheck gcc-multilib libc6-dev xz-utils python3 jq git-email
-	python3-aiosmtpd python3-ply python3-git clang lld llvm distcc)
+	python3-aiosmtpd python3-ply python3-git python3-jsonschema python3-rfc3987 clang lld llvm distcc)
 
 # WF_EXTRA_PACKAGES: more packages to require (space separated).
 read -r -a EXTRA <<<"${WF_EXTRA_PACKAGES:-}"
