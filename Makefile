@@ -24,6 +24,12 @@ ifneq ($(DISTCC_HOSTS),)
 export WF_DISTCC_HOSTS := $(DISTCC_HOSTS)
 endif
 
+# EVERY_COMMIT=cross,clang: those checks of the tip only run at every
+# commit (validate).
+ifneq ($(EVERY_COMMIT),)
+export WF_EVERY_COMMIT := $(EVERY_COMMIT)
+endif
+
 .PHONY: all all-branches port deps base rebuild export build boot checkpatch validate stress \
 	cost-stages bench-validate bench-distcc submit send rehearse record-sent trailers trees other-base bisect test test-tools \
 	lint help clean
@@ -72,7 +78,7 @@ build:
 boot:
 	@$(call run,tools/boot.sh)
 
-## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1)
+## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1 EVERY_COMMIT=cross)
 validate: rebuild
 	@$(call run,WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
 
