@@ -8,7 +8,7 @@
 # select_results CHECKLIST: ENABLED[result]=1 for the comma list and what
 # they need; RUN_ORDER: the enabled results, each after what it needs.
 select_results() {
-	local checklist=$1 r dep progress
+	local checklist=$1 r dep progress every
 	local -a asked want=()
 	declare -gA ENABLED=() ADDED=()
 	IFS=, read -r -a asked <<<"${checklist:-$(IFS=,; echo "${RESULT_NAMES[*]}")}"
@@ -48,6 +48,20 @@ select_results() {
 		done
 	done
 	[[ ${#RUN_ORDER[@]} -eq ${#ENABLED[@]} ]] || bad_input "the checks' needs form a cycle"
+	every=${WF_EVERY_COMMIT:-}
+	for r in ${every//,/ }; do
+		# shellcheck disable=SC2310 # their status is their answer
+		if ! is_check "$r" || ! declares "$r" tip; then
+			bad_input "EVERY_COMMIT: '$r' is not a check run at the tip only"
+		fi
+	done
+}
+
+# every_commit RESULT: true when WF_EVERY_COMMIT (make EVERY_COMMIT=, a
+# comma list of checks) names RESULT's check: a check of the tip only
+# then runs at every commit.
+every_commit() {
+	[[ ,${WF_EVERY_COMMIT:-}, == *",${R_CHECK[$1]},"* ]]
 }
 
 # name_per_config_result RESULT: when RESULT is a per-config check's
@@ -125,7 +139,8 @@ on_signal() {
 
 # check_all: stage by stage (assign_stages), every selected result of
 # the stage with a baseline at the base, then every one at each commit (a
-# tip-only check at the last commit only; its cells below read "-"),
+# tip-only check at the last commit only, unless WF_EVERY_COMMIT names
+# it; its cells below read "-"),
 # from the cache or run now; the cells, keys and base notes start empty.
 # Each result is said as soon as it is known (result_known); with
 # FAIL_FAST, the first that fails ends the walk (STOPPED_AT).
@@ -146,7 +161,7 @@ check_all() {
 			for r in "${RUN_ORDER[@]}"; do
 				[[ ${STAGE[$r]} -eq $stage ]] || continue
 				# shellcheck disable=SC2310 # its status is its answer
-				if [[ $i -lt $n ]] && result_declares "$r" tip; then
+				if [[ $i -lt $n ]] && result_declares "$r" tip && ! every_commit "$r"; then
 					set_tip_only "$i" "$r"
 					continue
 				fi

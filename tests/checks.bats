@@ -219,30 +219,30 @@ commit_tool() {
 	[ "$output" = "kernel-doc: no scripts/kernel-doc in $WF_REPO" ]
 }
 
-@test "the runner picks up codespell, kernel-doc, kconfig, w1 and clang as directories, with no edit to it" {
+@test "the runner picks up codespell, kernel-doc, kconfig, w1, clang and cross as directories, with no edit to it" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	# A copy of checks/ without them.
 	local copy=$BATS_TEST_TMPDIR/wf/checks
 	mkdir -p "$copy"
 	for d in "$CHECKS"/*; do
-		case ${d##*/} in codespell | kernel-doc | kconfig | w1 | clang) continue ;; esac
+		case ${d##*/} in codespell | kernel-doc | kconfig | w1 | clang | cross) continue ;; esac
 		cp -r "$d" "$copy/"
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","sparse","boot","off","nonet","i386","noproc","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
-	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/kconfig" "$CHECKS/w1" "$CHECKS/clang" "$copy/"
-	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,kconfig,w1,clang
+	cp -r "$CHECKS/codespell" "$CHECKS/kernel-doc" "$CHECKS/kconfig" "$CHECKS/w1" "$CHECKS/clang" "$CHECKS/cross" "$copy/"
+	WF_CHECKS_DIR=$copy validate -c checkpatch,codespell,kernel-doc,kconfig,w1,clang,cross
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
-	for check in codespell kernel-doc w1 clang; do [ "$(cell 1 $check)" = pass ]; done
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","cross","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	for check in codespell kernel-doc w1 clang cross; do [ "$(cell 1 $check)" = pass ]; done
 	# (the fixture's commit changes no Kconfig file: kconfig.bats tests it)
 	[ "$(cell 1 kconfig)" = skip ]
 	# Their columns in the report's tables (as many as 100 columns need),
 	# in the runner's order.
 	[ "$(grep -E '^# +commit' "$OUT/report.txt" | sed -E 's/^# +commit( +subject)?//' | xargs)" = \
-		"checkpatch recipients codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang qemu abi guest-boot guest-off guest-nonet guest-i386 guest-noproc" ]
+		"checkpatch recipients codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang cross qemu abi guest-boot guest-off guest-nonet guest-i386 guest-noproc" ]
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
 }
 

@@ -39,7 +39,7 @@ CHECK
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = \
-		'["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
+		'["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","cross","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
 	[ "$(reason 1 probe-boot)" = "probe-boot: config boot, build boot, 64-bit" ]
 	[ "$(reason 1 probe-i386)" = "probe-i386: config i386, build i386, 32-bit" ]
 	# -c probe selected its two results and the builds they need, no more.
@@ -49,10 +49,10 @@ CHECK
 	[ "$(cell 1 guest-off)" = skip ]
 	# Every column within 100: the columns that do not fit go to a second table.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
-	# (a subject of at least 20 columns: 6, 8, 5 and 3 columns)
+	# (a subject of at least 20 columns: 6, 8, 6 and 3 columns)
 	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 4 ]
-	grep -qE '^#   commit +subject +boot +off +nonet +i386 +noproc w1 +clang +qemu *$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +abi +guest-boot guest-off guest-nonet guest-i386 *$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +boot +off +nonet +i386 +noproc w1 +clang +cross *$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +qemu +abi +guest-boot guest-off guest-nonet guest-i386 *$' "$OUT/report.txt"
 	grep -qE '^#   commit +subject +guest-noproc probe-boot probe-i386 *$' "$OUT/report.txt"
 	# The declarations a runner must refuse, in one line each.
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"

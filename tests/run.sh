@@ -23,7 +23,8 @@
 # schedule.bats (its order by cost, its reports while it runs,
 # FAIL_FAST), distcc.bats (builds through a distccd on
 # loopback), configs.bats (the checks per config: the guest boots),
-# checks.bats (the codespell and kernel-doc checks on it), kconfig.bats
+# checks.bats (the codespell and kernel-doc checks on it), cross.bats (the
+# cross check: clang for each Debian architecture, on it), kconfig.bats
 # (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
 # bisect.bats, status.bats (the exit status of each command through
 # ./wf), mutants.bats (tools/mutants.sh on a fixture) and
@@ -54,7 +55,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats qemu-standin.bats stress.bats validate.bats kcidb.bats schedule.bats configs.bats
-	checks.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
+	checks.bats cross.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else

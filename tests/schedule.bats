@@ -138,3 +138,33 @@ CHECK
 	[ "$(cell 2 broken)" = pending ]
 	[ -z "$(started | grep -v ' broken$' || true)" ]
 }
+
+@test "schedule: EVERY_COMMIT runs the checks it names, of the tip only, at every commit; any other name is refused" {
+	checks_copy
+	mkdir "$CHECKS_COPY/tiponly"
+	# shellcheck disable=SC2016 # expanded by the check
+	printf '#!/bin/sh\necho "at $WF_CHECK_COMMIT"\n' >"$CHECKS_COPY/tiponly/run"
+	chmod +x "$CHECKS_COPY/tiponly/run"
+	printf 'order 95\ntip\n' >"$CHECKS_COPY/tiponly/conf"
+	WF_CHECKS_DIR=$CHECKS_COPY validate -c tiponly
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 1 tiponly)" = "not run: at the tip only" ]
+	[ "$(reason 2 tiponly)" = "at $(git -C "$WF_REPO" rev-parse HEAD)" ]
+	WF_EVERY_COMMIT=clang,tiponly WF_CHECKS_DIR=$CHECKS_COPY validate -c tiponly
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 1 tiponly)" = "at $(git -C "$WF_REPO" rev-parse HEAD^)" ]
+	[ "$(reason 2 tiponly)" = "at $(git -C "$WF_REPO" rev-parse HEAD)" ]
+	run ! grep -q 'at the tip only' "$OUT/report.txt"
+	# make's EVERY_COMMIT is exported to the runner as WF_EVERY_COMMIT.
+	# shellcheck disable=SC2016 # expanded by make's shell
+	printf 'show-every:\n\t@echo "$$WF_EVERY_COMMIT"\n' >"$BATS_TEST_TMPDIR/show.mk"
+	run make -s -C "$REPO_ROOT" -f Makefile -f "$BATS_TEST_TMPDIR/show.mk" show-every EVERY_COMMIT=cross,tiponly
+	[ "$output" = "cross,tiponly" ]
+	for bad in boot nosuch; do
+		WF_EVERY_COMMIT=$bad WF_CHECKS_DIR=$CHECKS_COPY validate -c tiponly
+		[ "$status" -eq 2 ]
+		[[ $output == *"validate: error: EVERY_COMMIT: '$bad' is not a check run at the tip only"* ]]
+	done
+}

@@ -323,7 +323,7 @@ setup_validate_fixture() {
 	cp "$fix/MAINTAINERS" "$WF_REPO/MAINTAINERS"
 	cp "$fix/Makefile" "$WF_REPO/Makefile"
 	mkdir -p "$WF_REPO/include" "$WF_REPO/kernel/configs" "$WF_REPO/arch/x86/configs"
-	cp "$fix/include/fixture.h" "$WF_REPO/include/"
+	cp -r "$fix/include/." "$WF_REPO/include/"
 	cp "$fix/kernel/main.c" "$fix/kernel/names.c" "$WF_REPO/kernel/"
 	printf 'CONFIG_EMBEDDED=y\n' >"$WF_REPO/kernel/configs/tiny-base.config"
 	printf 'CONFIG_CC_OPTIMIZE_FOR_SIZE=y\n' >"$WF_REPO/kernel/configs/tiny.config"
