@@ -94,3 +94,87 @@ project_scripts() {
 		[[ $stderr == *"usage: $s "* ]]
 	done
 }
+
+# settings_rows SECTION: the rows of that table of doc/settings.md, one a
+# line, its cells separated by '|' (the outer bars gone).
+settings_rows() {
+	sed -n "/^## $1/,/^## /p" "$REPO_ROOT/doc/settings.md" | grep -E '^\| `' | sed 's/^| //; s/ |$//'
+}
+
+# cell_code N ROW: the `code` spans of cell N of ROW, one a line.
+cell_code() {
+	# shellcheck disable=SC2016 # Markdown's backquotes, no command
+	cut -d'|' -f"$1" <<<"$2" | grep -oE '`[^`]+`' | tr -d '`'
+}
+
+# reads NAME FILE...: some FILE reads NAME ($NAME, ${NAME...}, $(NAME)).
+reads() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2016 # a dollar sign to match
+	grep -qE '\$(\{|\()?'"$name"'\b' "$@"
+}
+
+@test "docs: every setting doc/settings.md names is still read by a script or the Makefile, by each it says reads it" {
+	local section row name file f bad=()
+	local -a names files scripts libs
+	mapfile -t scripts < <(project_scripts | grep -vx tests/docs.bats | sed "s#^#$REPO_ROOT/#")
+	for section in 'Make variables' 'Settings' 'Test hooks' 'Internal'; do
+		while IFS= read -r row; do
+			mapfile -t names < <(cell_code 1 "$row" | grep -xE '[A-Z][A-Z0-9_]*')
+			# The files of its "read by" column.
+			files=()
+			if [[ $section == Settings || $section == 'Test hooks' ]]; then
+				while read -r f; do
+					for file in "$f" "tools/$f"; do
+						[[ -f $REPO_ROOT/$file ]] && { files+=("$file"); break; }
+					done
+				done < <(cell_code 3 "$row")
+			fi
+			for name in "${names[@]}"; do
+				reads "$name" "${scripts[@]}" || bad+=("$name (read by nothing)")
+				for file in "${files[@]}"; do
+					# (it, or a library of the project it sources)
+					# shellcheck disable=SC2016 # a dollar sign to match
+					mapfile -t libs < <(sed -nE 's#^\s*\. "\$WF_HOME/((tools|runner)/[a-z-]+\.sh)"$#'"$REPO_ROOT"'/\1#p' \
+						"$REPO_ROOT/$file")
+					reads "$name" "$REPO_ROOT/$file" "${libs[@]}" || bad+=("$name (not read by $file)")
+				done
+			done
+		done < <(settings_rows "$section")
+	done
+	echo "documented, not read: ${bad[*]}"
+	[[ ${#bad[@]} -eq 0 ]]
+}
+
+# recipe TARGET: the recipe of TARGET in the Makefile, and the scripts it
+# runs with the tools' libraries they source.
+recipe() {
+	local text s
+	text=$(awk -v t="$1:" '$1 == t { on = 1; next } on && /^\t/ { print; next } { on = 0 }' "$REPO_ROOT/Makefile")
+	printf '%s\n' "$text"
+	while read -r s; do
+		cat "$REPO_ROOT/$s"
+		grep -oE 'tools/lib-[a-z-]+\.sh' "$REPO_ROOT/$s" | sort -u | sed "s#^#$REPO_ROOT/#" | xargs -r cat
+	done < <(grep -oE '(tools|runner|tests)/[a-z-]+\.sh' <<<"$text" | sort -u)
+}
+
+@test "docs: each make variable of doc/settings.md reaches each target it names" {
+	local row name targets target text bad=()
+	local -a names
+	while IFS= read -r row; do
+		mapfile -t names < <(cell_code 1 "$row" | grep -xE '[A-Z][A-Z0-9_]*')
+		targets=$(cut -d'|' -f2 <<<"$row")
+		# (all, all that build...: the Makefile exports it to every recipe)
+		[[ $targets != ' all'* ]] || continue
+		for target in ${targets//,/ }; do
+			grep -qE "^$target:" "$REPO_ROOT/Makefile" || continue
+			text=$(recipe "$target")
+			for name in "${names[@]}"; do
+				reads "$name" <<<"$text" || bad+=("$name: $target")
+			done
+		done
+	done < <(settings_rows 'Make variables')
+	echo "a target that does not take the variable doc/settings.md gives it: ${bad[*]}"
+	[[ ${#bad[@]} -eq 0 ]]
+}
