@@ -178,3 +178,13 @@ recipe() {
 	echo "a target that does not take the variable doc/settings.md gives it: ${bad[*]}"
 	[[ ${#bad[@]} -eq 0 ]]
 }
+
+@test "docs: no header or document names a branch's output without its id (out/<id>/..., cover-letters/<id>/sent/)" {
+	local -a files
+	mapfile -t files < <(project_scripts | grep -vx tests/docs.bats | sed "s#^#$REPO_ROOT/#")
+	files+=("$REPO_ROOT"/README.md "$REPO_ROOT"/CONTRIBUTING.md "$REPO_ROOT"/doc/*.md)
+	# shellcheck disable=SC2016 # a dollar sign to match
+	run grep -nE 'cover-letters/sent|(\$WF_TOP/|[ `(])out/(validate|stress|submit|cost-stages|trees)' "${files[@]}"
+	echo "$output"
+	[[ $status -eq 1 ]]
+}

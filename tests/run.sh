@@ -28,7 +28,7 @@
 # cost-stages.bats (tools/cost-stages.sh without a kernel), docs.bats
 # (the documents against the code: every setting listed), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
-# send -o, the revisions recorded in cover-letters/sent/), preflight.bats
+# send -o, the revisions recorded in cover-letters/<id>/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
 # SMTP server on 127.0.0.1 and back) and trailers.bats (review replies
 # back as trailers).  series.bats tests the

@@ -27,7 +27,8 @@
 # kernel command line arguments (KEY=VALUE ones reach the programs'
 # environment: GUEST_SYSCTL_NR=N makes them call system call N instead,
 # to see them fail); -C skips the cost run on the boot config.  Writes
-# OUTDIR (default $WF_TOP/out/stress): the console logs, summary.txt.
+# OUTDIR (default $WF_TOP/out/<id>/stress, <id> the branch): the console
+# logs, summary.txt.
 # The cost run on the boot config runs the cost program 64-bit and
 # 32-bit (the compat entry point); the summary sets each name's ratio to
 # open/read/close beside the one recorded in RECORDED (default

@@ -7,7 +7,7 @@
 # (default $WF_OUT/submit/vN/), one .eml file per message, with the
 # cover letter as written (cover.txt) and a draft record (record); review
 # them, then "make send" (tools/send.sh) sends them and records vN in
-# cover-letters/sent/vN/ (lib-sent.sh), or the user sends them with her
+# cover-letters/<id>/sent/vN/ (lib-sent.sh), or the user sends them with her
 # own git send-email and records them (make record-sent).  Rehearsals
 # (make rehearse) are no revisions: they count for nothing here.  The b4
 # work repo's SMTP server is /bin/false on purpose.
@@ -23,7 +23,7 @@
 #      the sender, such Signed-off-by lines go); commits whose last
 #      Signed-off-by is not the sender get the sender's Signed-off-by; in
 #      that clone only (patches/ stay as they are);
-#   3. the revision is -r N, or the last one recorded in cover-letters/sent/
+#   3. the revision is -r N, or the last one recorded in cover-letters/<id>/sent/
 #      plus 1 (v1 when none), so writing a draft again keeps its number;
 #      the change-id is the recorded one (else b4's enrollment's; -N,
 #      NEW_CHANGE_ID=1, a new one, refused once a revision is recorded),
