@@ -84,9 +84,8 @@ unset MAKELEVEL MAKEFLAGS MFLAGS
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 
 # Lanes.  The suites run in WF_TEST_JOBS lanes at once (default: 2 on a
-# machine with two CPUs or more, else 1).  On this 2-core machine a whole
-# .ci/run took 9 min 31 s in two lanes and 13 min 12 s in one
-# (2026-12-06, the same hour, nothing else running).  faults.bats runs
+# machine with two CPUs or more, else 1): faster on two cores than one
+# lane (doc/timings.md).  faults.bats runs
 # first and alone: it kills commands at moments drawn within their
 # measured durations, and a busy machine moves the moments.  qemu, stress
 # and series share the tests' own cache (the boot kernel of the real
