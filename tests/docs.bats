@@ -188,3 +188,54 @@ recipe() {
 	echo "$output"
 	[[ $status -eq 1 ]]
 }
+
+# guest_lists: "WHERE: NAME..." for each list of the stress guest's
+# programs: tools/stress.sh's PROGRAMS (the code), its usage, doc/pipeline.md.
+guest_lists() {
+	local text
+	printf 'tools/stress.sh PROGRAMS: %s\n' "$(sed -n 's/^PROGRAMS=(\(.*\))$/\1/p' "$REPO_ROOT/tools/stress.sh")"
+	text=$("$REPO_ROOT/tools/stress.sh" -h | tr '\n' ' ')
+	[[ $text =~ -P\ runs\ only\ the\ guest\ +programs\ NAMES\ names\ \(comma-separated,\ of\ ([^\;]*)\; ]] ||
+		{ echo "tools/stress.sh -h: no list"; return 1; }
+	printf 'tools/stress.sh -h: %s\n' "$(sed 's/,\|and//g; s/  */ /g' <<<"${BASH_REMATCH[1]}")"
+	text=$(tr '\n' ' ' <"$REPO_ROOT/doc/pipeline.md")
+	[[ $text =~ runs\ only\ +those\ +guest\ +programs\ +\(of\ ([^\;]*)\; ]] ||
+		{ echo "doc/pipeline.md: no list"; return 1; }
+	# shellcheck disable=SC2016 # Markdown's backquotes, no command
+	printf 'doc/pipeline.md: %s\n' "$(grep -oE '`[a-z0-9_]+`' <<<"${BASH_REMATCH[1]}" | tr -d '`' | paste -sd ' ')"
+}
+
+@test "docs: the guest programs of make stress are listed alike in its code, its usage and doc/pipeline.md, each one programs.sh builds" {
+	local code list where names n bad=()
+	run guest_lists
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	code=${lines[0]#*: }
+	[[ $code == *kselftest*cost* ]]
+	for list in "${lines[@]}"; do
+		where=${list%%: *} names=${list#*: }
+		[[ $names == "$code" ]] || bad+=("$where: $names")
+	done
+	for n in $code; do
+		grep -qE "^\s+$n\) echo" "$REPO_ROOT/qemu-boot/programs.sh" || bad+=("qemu-boot/programs.sh: no $n")
+	done
+	echo "not as tools/stress.sh's PROGRAMS ($code): ${bad[*]}"
+	[[ ${#bad[@]} -eq 0 ]]
+}
+
+@test "docs: the rows of make faults are listed alike in tools/faults.sh's ALL_ROWS and its usage, each a row_<name>_cmd" {
+	local code usage text n bad=()
+	code=$(sed -n 's/^ALL_ROWS=(\(.*\))$/\1/p' "$REPO_ROOT/tools/faults.sh")
+	text=$("$REPO_ROOT/tools/faults.sh" -h | tr '\n' ' ')
+	[[ $text =~ COMMAND:\ ([^\(]*)\ \(default:\ all,\ in\ that\ order\) ]]
+	usage=$(sed 's/,//g; s/  */ /g' <<<"${BASH_REMATCH[1]}")
+	echo "ALL_ROWS: $code"
+	echo "usage:    $usage"
+	[[ -n $code && $usage == "$code" ]]
+	for n in $code; do
+		[[ $n == full-disk ]] || grep -qE "^row_${n//-/_}_cmd\(\)" "$REPO_ROOT/tools/lib-faults-rows.sh" || bad+=("$n")
+	done
+	echo "no row_<name>_cmd in tools/lib-faults-rows.sh: ${bad[*]}"
+	[[ ${#bad[@]} -eq 0 ]]
+}
