@@ -34,7 +34,7 @@
 # check's directory and of what its conf declares (the paths it uses, its
 # config's fragments, tool versions, the message, the result it compares
 # with or needs).  Writes OUTDIR/report.txt, OUTDIR/report.html,
-# OUTDIR/results.json (default OUTDIR: $WF_TOP/out/validate) and the
+# OUTDIR/results.json (default OUTDIR: $WF_TOP/out/<id>/validate, <id> the branch) and the
 # start time of every step in OUTDIR/timings.tsv.  No step is silent for
 # more than WF_PROGRESS_INTERVAL seconds (default 15); WF_VERBOSE=1 (make
 # V=1) shows the checks' logs live.  WF_CHECKS_DIR names another checks

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # Tests of qemu-boot/run.sh with a stand-in for qemu-system-x86_64 (a
 # script that writes a console log as the guest would): the verdicts
-# that depend on how the guest ends, with no kernel and no guest.
-# qemu.bats boots the real boot kernel.
+# that depend on how the guest ends, with no kernel and no guest; and
+# tools/stress.sh with the stand-in guest of tests/fixtures/stress (no
+# kernel, no QEMU).  qemu.bats boots the real boot kernel, stress.bats
+# stresses it.
 
 load test_helper
 
@@ -62,4 +64,23 @@ boot() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 1 tests, 0 skipped" ]
+}
+
+@test "stress: a guest that runs long says every WF_PROGRESS_INTERVAL seconds how far it is" {
+	setup_fixture
+	"$TOOLS/rebuild.sh" 2>/dev/null
+	printf 'not a kernel\n' >"$BATS_TEST_TMPDIR/bzImage"
+	# Two programs of 3 s each; a line a second.
+	WF_TEST_STRESS_RUN=$REPO_ROOT/tests/fixtures/stress/run.sh \
+		WF_TEST_STRESS_MKINITRAMFS=$REPO_ROOT/tests/fixtures/stress/mkinitramfs.sh FIXTURE_STRESS_DELAY=3 \
+		WF_PROGRESS_INTERVAL=1 run "$TOOLS/stress.sh" -f -k "$BATS_TEST_TMPDIR/bzImage" -n 20 -T 1 -t 60 -P fuzz,threads
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Before 3 s nothing has finished; then the fuzzer has.
+	[[ $output =~ "stress: the debug guest is running, 0m0"[0-9]"s, 3 line(s) of console so far, no program finished yet" ]]
+	[[ $output =~ "stress: the debug guest is running, 0m0"[0-9]"s, "[0-9]+" line(s) of console so far, last finished: 20-fuzz (ok)" ]]
+	# None after the guest ended.
+	[[ ${output#*"the debug kernel: PASS"} != *"is running"* ]]
+	# The default: one a minute.
+	grep -q 'WF_PROGRESS_INTERVAL seconds (default 60)' "$TOOLS/stress.sh"
 }

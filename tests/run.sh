@@ -31,7 +31,7 @@
 # cost-stages.bats (tools/cost-stages.sh without a kernel), docs.bats
 # (the documents against the code: every setting listed), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
-# send -o, the revisions recorded in cover-letters/sent/), preflight.bats
+# send -o, the revisions recorded in cover-letters/<id>/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
 # SMTP server on 127.0.0.1 and back) and trailers.bats (review replies
 # back as trailers).  series.bats tests the
@@ -87,9 +87,8 @@ unset MAKELEVEL MAKEFLAGS MFLAGS
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 
 # Lanes.  The suites run in WF_TEST_JOBS lanes at once (default: 2 on a
-# machine with two CPUs or more, else 1).  On this 2-core machine a whole
-# .ci/run took 9 min 31 s in two lanes and 13 min 12 s in one
-# (2026-12-06, the same hour, nothing else running).  faults.bats runs
+# machine with two CPUs or more, else 1): faster on two cores than one
+# lane (doc/timings.md).  faults.bats runs
 # first and alone: it kills commands at moments drawn within their
 # measured durations, and a busy machine moves the moments.  qemu, stress
 # and series share the tests' own cache (the boot kernel of the real

@@ -70,6 +70,23 @@ use_checkout() {
 	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
 }
 
+@test "submit: a line before each b4 step that may take a minute says what it does" {
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"submit: b4 prep -e: enrolling fixture-topic in the b4 work repo (the first time)"* ]]
+	[[ $output == *"submit: b4 prep --auto-to-cc: To/Cc of 5 patch(es) from scripts/get_maintainer.pl"* ]]
+	[[ $output == *"submit: b4 send -o: writing the cover letter and 5 patch(es) as mail"* ]]
+	[[ $output != *"--compare-to"* ]]
+	"$TOOLS/record-sent.sh" >/dev/null 2>&1
+	change_series_cover
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *"enrolling"* ]]
+	[[ $output == *"submit: b4 prep --compare-to v1: the range-diff of v2 against v1"* ]]
+}
+
 @test "submit: a draft keeps its number until sent; v2 after v1 is recorded: changelog, range-diff" {
 	"$TOOLS/submit.sh"
 	# Written again, not sent: still v1.

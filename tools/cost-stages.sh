@@ -11,7 +11,8 @@
 # mode (COST_STAGES=1, SAMPLES rounds per name, default 2000).  Prints,
 # per name and entry point, the median of each stage of the call next to
 # the open, read and close of the same file, and writes OUTDIR (default
-# $WF_TOP/out/cost-stages): the console log and stages.txt, the table.
+# $WF_TOP/out/<id>/cost-stages, <id> the branch): the console log and
+# stages.txt, the table.
 # A patch that no longer applies is said in one line: regenerate it from
 # an instrumented copy of kernel/sysctl_binary.c.  A run holds its lock
 # and its marker ($WF_CACHE/cost-stages.run, tools/lib-run.sh); the

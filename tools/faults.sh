@@ -43,9 +43,10 @@
 # run's stdout), and optionally row_<name>_teardown (once, at the end).
 #
 # validate and stress run as the environment says: on the real series
-# they build kernels (CHECKS= limits validate's checks; stress boots the
-# debug kernel with small counts), on the fixture of tests/faults-fixture.sh
-# (eval "$(tests/faults-fixture.sh DIR)") they use the fixture kernel of
+# they build kernels (CHECKS= and VALIDATE_RANGE= limit validate's checks
+# and commits; stress boots the debug kernel with small counts), on the
+# fixture of tests/faults-fixture.sh (eval "$(tests/faults-fixture.sh
+# DIR)") they use the fixture kernel of
 # tests/fixtures/validate (WF_TEST_VALIDATE_BOOT) and the fixture guest of
 # tests/fixtures/stress (WF_TEST_STRESS_RUN, WF_TEST_STRESS_MKINITRAMFS,
 # FAULTS_STRESS_KERNEL).  submit and send use FORCE (the preflight is not
@@ -58,7 +59,7 @@ if [[ -z ${WF_CACHE:-} ]]; then
 fi
 export WF_CACHE
 unset WF_REPO
-unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE WF_TEST_NO_RECOVERY_ONCE
+unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -3,7 +3,7 @@
 # that every sent message must pass.  Sourced after lib.sh, never run.
 # shellcheck shell=bash
 #
-# A sent revision N is the directory cover-letters/sent/vN/ with:
+# A sent revision N is the directory cover-letters/<id>/sent/vN/ with:
 #   record        "key: value" lines: revision, change-id, base-tag,
 #                 base-commit, tip-tree, date, message-id (the cover's,
 #                 empty when unknown), sent-to
@@ -19,7 +19,7 @@
 #
 # A rehearsal (tools/send.sh -R: to a loopback server, or to trial
 # addresses) is no revision: the list never saw it.  It is recorded in
-# cover-letters/sent/rehearsals/vN-K/record (the K-th rehearsal of vN),
+# cover-letters/<id>/sent/rehearsals/vN-K/record (the K-th rehearsal of vN),
 # which nothing counts: not the numbering, not the changelog, not the
 # range-diff.
 #
@@ -118,7 +118,7 @@ reserved_recipients() {
 	return 0
 }
 
-# record_revision DIR REV VIA: cover-letters/sent/vREV/ from the written
+# record_revision DIR REV VIA: cover-letters/<id>/sent/vREV/ from the written
 # revision DIR (through .vREV.tmp, renamed last).
 record_revision() {
 	local dir=$1 rev=$2 via=$3 tmp f cover key

@@ -3,7 +3,7 @@
 # the cover letter and its changelog, the patches as b4 writes them (and
 # the check that they apply back to the same tree); and what b4 keeps of
 # the revisions sent (their tags, the change-id), restored from
-# cover-letters/sent/.  Sourced, never run.
+# cover-letters/<id>/sent/.  Sourced, never run.
 # shellcheck shell=bash
 
 # use_sender 'NAME <EMAIL>': the identity of git and b4 for this run
@@ -249,7 +249,7 @@ round_trip() {
 # --- the revisions sent, in the b4 repo -------------------------------------
 
 # restore_sent_tags: the tag sent/<topic>-vK of each revision recorded in
-# cover-letters/sent/ (b4 prep --compare-to reads it), rebuilt from the
+# cover-letters/<id>/sent/ (b4 prep --compare-to reads it), rebuilt from the
 # record (git am -s of its patches onto its base) when missing or not the
 # recorded tree; tags of revisions not recorded there are dropped.
 restore_sent_tags() {

@@ -8,9 +8,9 @@
 # and base.sh, each on its branch and in its cache).  The FROM patches,
 # copied aside when the port starts, are applied one by one with
 # "git am -3", rerere on, in the port tree of the tool's own:
-# $WF_CACHE/port/<FROM>..<TO>/linux, a repo whose objects/info/alternates
-# name the two branches' cache repos (the 3-way fallback finds the FROM
-# blobs there; nothing is copied).
+# port/<FROM>..<TO>/linux at the top of the cache, a repo whose
+# objects/info/alternates name the two branches' cache repos (the 3-way
+# fallback finds the FROM blobs there; nothing is copied).
 #
 # What the port remembers lives beside the TO series, in <TO dir>/port/:
 #   from       the FROM id;
@@ -39,7 +39,7 @@
 # -f (FORCE=1) drops it and starts again, with the resolutions the user
 # committed in it (rerere's, replayed).
 #
-# Crash safety: a lock, the marker $WF_CACHE/port/<FROM>..<TO>/port.run,
+# Crash safety: a lock, the marker port/<FROM>..<TO>/port.run of the cache,
 # and the state file beside it (status=applying|stopped|applied|done,
 # next=<patch number>, head=<commit the patch goes on>).  A git am of the
 # tool's own (status applying) found after a kill is dropped and the patch

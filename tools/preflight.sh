@@ -12,7 +12,7 @@
 #     WF_VALIDATE_RESULTS names another file);
 #   - cover: the cover letter still has a placeholder (@NAME@, what a
 #     draft has yet to fill in), or is the one of the previous sent
-#     revision (cover-letters/sent/vK/cover.txt);
+#     revision (cover-letters/<id>/sent/vK/cover.txt);
 #   - identity: a patch's author or one of its Signed-off-by lines uses a
 #     reserved example domain (example.com/.net/.org, .example, .test,
 #     .invalid, .localhost): such an address cannot certify the DCO;

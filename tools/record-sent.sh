@@ -5,7 +5,7 @@
 #   tools/record-sent.sh [-f] [-r N | -d DIR]
 #
 # DIR is the written revision (-r N: out/<id>/submit/vN; default the
-# highest one written).  Writes cover-letters/sent/vN/ (lib-sent.sh) as
+# highest one written).  Writes cover-letters/<id>/sent/vN/ (lib-sent.sh) as
 # tools/send.sh does after a real send, "sent-via: by hand"; the next
 # "make submit" writes v(N+1) against it.  Refuses a revision recorded
 # already, one that make send has half sent, and what tools/preflight.sh

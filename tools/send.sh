@@ -21,14 +21,14 @@
 # and recipients (-y, YES=1: no question); -n (DRY_RUN=1) prints what
 # would go where (git send-email --dry-run) and sends nothing.  A To/Cc
 # in a reserved example domain (a placeholder) refuses it, whatever
-# FORCE says.  Sent, vN is recorded in cover-letters/sent/vN/
+# FORCE says.  Sent, vN is recorded in cover-letters/<id>/sent/vN/
 # (lib-sent.sh): the next "make submit" writes v(N+1) against it.
 #
 # A rehearsal (-R, make rehearse) goes to a loopback server (-s, SMTP=:
 # no authentication, no TLS; a test server that keeps what it gets), to
 # the To/Cc of the messages, or with -t ADDRESS,... (TO=) to those
 # addresses only (the written To/Cc dropped), through -s or else the
-# user's own server.  It is recorded in cover-letters/sent/rehearsals/
+# user's own server.  It is recorded in cover-letters/<id>/sent/rehearsals/
 # vN-K/record and counts for nothing: vN is still to be sent.
 #
 # Before anything, tools/preflight.sh checks DIR (-f, FORCE=1, overrides
@@ -255,7 +255,7 @@ send_all() {
 	info "sent $n message(s) of v$REV to $SERVER_DESC ($([[ $TO == maintainers ]] && echo 'their To/Cc' || echo "$TO only"))"
 }
 
-# record_rehearsal DIR: cover-letters/sent/rehearsals/vREV-K/record, K
+# record_rehearsal DIR: cover-letters/<id>/sent/rehearsals/vREV-K/record, K
 # the next free number.
 record_rehearsal() {
 	local dir=$1 k=1 dest tmp cover key

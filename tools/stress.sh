@@ -27,7 +27,8 @@
 # kernel command line arguments (KEY=VALUE ones reach the programs'
 # environment: GUEST_SYSCTL_NR=N makes them call system call N instead,
 # to see them fail); -C skips the cost run on the boot config.  Writes
-# OUTDIR (default $WF_TOP/out/stress): the console logs, summary.txt.
+# OUTDIR (default $WF_TOP/out/<id>/stress, <id> the branch): the console
+# logs, summary.txt.
 # The cost run on the boot config runs the cost program 64-bit and
 # 32-bit (the compat entry point); the summary sets each name's ratio to
 # open/read/close beside the one recorded in RECORDED (default
@@ -44,6 +45,10 @@
 # With -k the image is part of the key.  Nothing is kept for -p, a work
 # tree with uncommitted changes, or a run that could not run.  -P is part
 # of the key.
+# While a guest runs (the debug one up to TIMEOUT), one progress line every
+# WF_PROGRESS_INTERVAL seconds (default 60) on stderr: how long it has
+# run, the lines of its console so far and the last program that finished
+# there, with its result.
 # Fails when a program fails, the guest hangs or panics, or the console
 # has any report of the debug options, or the tip does not build in the
 # debug config (the series may have broken it).  Exit status: 0 pass, 1
@@ -196,15 +201,42 @@ build_programs() {
 	done
 }
 
+# guest_ticker NAME LOG: while the guest NAME runs, every EVERY seconds,
+# how long it has run, the lines of its console LOG so far and the last
+# program of /tests that finished there, with its result.  Run in the
+# background and ended by TERM (it waits in nap: no trap, tools/lib.sh);
+# it ends by itself once this script is gone.
+guest_ticker() {
+	local name=$1 log=$2 pid=$$ start=$SECONDS n last
+	while :; do
+		nap "$EVERY"
+		kill -0 "$pid" 2>/dev/null || return 0
+		n=$(wc -l <"$log" 2>/dev/null) || n=0
+		last=$(grep -aoE '(not )?ok [0-9]+ - /tests/[^ ]+' "$log" 2>/dev/null | tail -n 1) || true
+		if [[ $last =~ ^(not )?ok\ [0-9]+\ -\ /tests/(.*)$ ]]; then
+			last="last finished: ${BASH_REMATCH[2]} (${BASH_REMATCH[1]:+not }ok)"
+		else
+			last='no program finished yet'
+		fi
+		info "the $name guest is running, $(vl_elapsed $((SECONDS - start))), $n line(s) of console so far, $last"
+	done
+}
+
 # boot NAME KERNEL INITRD CPUS [ARGS]: one guest with CPUS CPUs; its log
-# is OUTDIR/NAME-console.log.  Sets VERDICT[NAME]; returns run.sh's status.
+# is OUTDIR/NAME-console.log, and while it runs a progress line comes
+# every EVERY seconds (guest_ticker).  Sets VERDICT[NAME]; returns
+# run.sh's status.
 boot() {
-	local name=$1 kernel=$2 initrd=$3 cpus=$4 args=${5:-} rc=0
+	local name=$1 kernel=$2 initrd=$3 cpus=$4 args=${5:-} rc=0 ticker
 	info "booting the $name kernel, $cpus CPU(s) (log $OUT/$name-console.log)"
+	guest_ticker "$name" "$OUT/$name-console.log" &
+	ticker=$!
 	"$RUNNER" -i "$initrd" -t "$TIMEOUT" -n "$cpus" \
 		-l "$OUT/$name-console.log" \
 		-a "FUZZ_SEED=$SEED FUZZ_CALLS=$CALLS THREADS_SECONDS=$SECS $args $APPEND" "$kernel" \
 		2>"$OUT/$name-run.txt" || rc=$?
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
 	VERDICT[$name]=$(sed -n 's/^run: \(PASS\|FAIL\)/\1/p' "$OUT/$name-run.txt" | tail -n 1)
 	[[ -n ${VERDICT[$name]} ]] || VERDICT[$name]="could not run: $(tail -n 1 "$OUT/$name-run.txt")"
 	info "the $name kernel: ${VERDICT[$name]}"
@@ -241,6 +273,8 @@ read_options() {
 	for name in CALLS SEED SECS TIMEOUT; do
 		[[ ${!name} =~ ^[0-9]+$ ]] || bad_input "$name must be a number, not '${!name}'"
 	done
+	EVERY=${WF_PROGRESS_INTERVAL:-60}
+	[[ $EVERY =~ ^[1-9][0-9]*$ ]] || bad_input "WF_PROGRESS_INTERVAL must be a number of seconds, not '$EVERY'"
 	[[ -z $names ]] || select_programs "$names"
 	[[ " ${PROGRAMS[*]} " == *' cost '* ]] || COST=0
 	[[ -d $SRC ]] || bad_input "kernel tree $SRC does not exist (run: make rebuild)"

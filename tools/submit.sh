@@ -7,7 +7,7 @@
 # (default $WF_OUT/submit/vN/), one .eml file per message, with the
 # cover letter as written (cover.txt) and a draft record (record); review
 # them, then "make send" (tools/send.sh) sends them and records vN in
-# cover-letters/sent/vN/ (lib-sent.sh), or the user sends them with her
+# cover-letters/<id>/sent/vN/ (lib-sent.sh), or the user sends them with her
 # own git send-email and records them (make record-sent).  Rehearsals
 # (make rehearse) are no revisions: they count for nothing here.  The b4
 # work repo's SMTP server is /bin/false on purpose.
@@ -23,7 +23,7 @@
 #      the sender, such Signed-off-by lines go); commits whose last
 #      Signed-off-by is not the sender get the sender's Signed-off-by; in
 #      that clone only (patches/ stay as they are);
-#   3. the revision is -r N, or the last one recorded in cover-letters/sent/
+#   3. the revision is -r N, or the last one recorded in cover-letters/<id>/sent/
 #      plus 1 (v1 when none), so writing a draft again keeps its number;
 #      the change-id is the recorded one (else b4's enrollment's; -N,
 #      NEW_CHANGE_ID=1, a new one, refused once a revision is recorded),
@@ -35,7 +35,9 @@
 #      line, body); from v2 on, a "Changes in vN:" section made from the
 #      range-diff is appended unless the file has one;
 #   5. "b4 prep --edit-cover" (with a non-interactive editor), "b4 prep
-#      --auto-to-cc" (scripts/get_maintainer.pl), "b4 send -o";
+#      --auto-to-cc" (scripts/get_maintainer.pl), "b4 send -o"; each b4
+#      step that may take a minute (the enrollment, --compare-to,
+#      --auto-to-cc, send -o) is said in one line before it runs;
 #   6. each patch message gets its own To/Cc from get_maintainer.pl on that
 #      patch (plus the people in its trailers); the cover keeps the union;
 #      then every To/Cc in a reserved example domain (a placeholder) goes,
@@ -294,6 +296,7 @@ prepare_b4() {
 	SENDER=$(sender)
 	# shellcheck disable=SC2310 # b4_git is one git command
 	if [[ -z $(b4_git config "branch.$TOPIC.b4-tracking" || true) ]]; then
+		info "b4 prep -e: enrolling $TOPIC in the b4 work repo (the first time)"
 		run_b4 prep -e "$B4_BASE"
 		info "enrolled $TOPIC with b4 prep (change-id $(b4_git config "branch.$TOPIC.b4-tracking" | jq -r '.series["change-id"]'))"
 	fi
@@ -320,6 +323,7 @@ write_messages() {
 	if [[ -n $PREV ]]; then
 		RDNAME=range-diff-v$PREV-v$REV.txt
 		RD=$tmp/$RDNAME
+		info "b4 prep --compare-to v$PREV: the range-diff of v$REV against v$PREV"
 		(cd "$B4_DIR" && b4 -n --offline-mode prep --compare-to "v$PREV") >"$RD" 2>>"$B4_LOG" ||
 			die "b4 prep --compare-to v$PREV failed (log: $B4_LOG)"
 		if ! grep -qiE "^changes in v$REV:" "$tmp/cover.txt"; then
@@ -330,8 +334,10 @@ write_messages() {
 	b4_git config core.editor "cp -- '$tmp/cover.txt'"
 	run_b4 prep --edit-cover
 	b4_git config --unset core.editor
+	info "b4 prep --auto-to-cc: To/Cc of $N patch(es) from scripts/get_maintainer.pl"
 	run_b4 prep --auto-to-cc
 	mkdir -p "$tmp/msgs"
+	info "b4 send -o: writing the cover letter and $N patch(es) as mail"
 	run_b4 send --no-sign -o "$tmp/msgs"
 	describe_base "$tmp/msgs" "$(package_version)"
 	retarget_patches "$tmp/msgs"

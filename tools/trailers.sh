@@ -7,7 +7,7 @@
 # MBOX is a local mailbox of replies to a sent revision (saved from a mail
 # client, or fetched from lore by hand: this machine is offline).  A reply
 # belongs to the sent message its In-Reply-To/References name: the cover
-# letter or patch j of revision K, as recorded in cover-letters/sent/vK/
+# letter or patch j of revision K, as recorded in cover-letters/<id>/sent/vK/
 # (record: the cover's message-id; patches.mbox: the patches').  Its
 # trailers are the unquoted "Reviewed-by:", "Acked-by:" and "Tested-by:"
 # lines; one whose address is not the reply's sender is reported, not

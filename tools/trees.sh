@@ -3,18 +3,24 @@
 #
 #   tools/trees.sh [-o REPORT]
 #
-# Fetches each "tree" record (a local path or a git URL; a tree that
-# cannot be fetched is reported and skipped, not fatal: this machine is
-# usually offline) into $WF_CACHE/trees.git, then applies, in series
-# order, the patches the tree owns onto its branch (git apply --cached on
-# a temporary index: no checkout).  Per tree and patch it says whether the
+# Fetches each "tree" record (a local path or a git URL) into the cache's
+# trees.git (shared by the branches; WF_TREES_GIT names another), then
+# applies, in series order, the patches the tree owns onto its branch
+# (git apply --cached on a temporary index: no checkout).  Per tree and patch it says whether the
 # patch applies and, if not, which files conflict, like the build robots'
 # "cannot apply to" lines.  A patch that does not apply to its tree alone
 # but does once earlier patches owned by other trees are applied must go
 # in together with those: it is reported as "needs ...".
 #
-# The table goes to stdout and to REPORT (default $WF_TOP/out/trees.txt).
-# Exit status 1 when a patch conflicts with a tree it belongs to, else 0.
+# A tree that cannot be fetched (WF_FETCH_TIMEOUT seconds, default 60:
+# this machine is usually offline) is checked on the copy fetched before,
+# said in one line; one never fetched is a row "SKIPPED" and the patches
+# it takes go unchecked.
+#
+# The table goes to stdout and to REPORT (default $WF_TOP/out/<id>/trees.txt,
+# <id> the branch).  Exit status 1 when a patch conflicts with a tree it
+# belongs to; else 3 (an infrastructure error, named in one line) when a
+# tree was never fetched; else 0.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
