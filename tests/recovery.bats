@@ -503,6 +503,21 @@ sent_with_replies() {
 	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$after" ]
 	diff -r "$BATS_TEST_TMPDIR/patches.after" "$WF_TOP/patches"
 	[ ! -e "$WF_CACHE/branches/6.1/trailers.run" ]
+	# Killed inside the update-ref: git's lock on the branch is left, and
+	# the next run's update-ref would fail on it (seen under make faults).
+	git -C "$WF_REPO" update-ref refs/heads/fixture-topic "$before"
+	git -C "$WF_REPO" update-ref refs/wf/exported "$before"
+	rm -rf "$WF_TOP/patches" && cp -r "$BATS_TEST_TMPDIR/patches.before" "$WF_TOP/patches"
+	lock=$(git -C "$WF_REPO" rev-parse --path-format=absolute --git-common-dir)/refs/heads/fixture-topic.lock
+	echo "$after" >"$lock"
+	mark_killed_run trailers phase=update "new=$after"
+	run "$TOOLS/trailers.sh" -m "$REPLIES" -y
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "trailers: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock "*"refs/heads/fixture-topic.lock" ]]
+	[ ! -e "$lock" ]
+	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$after" ]
+	diff -r "$BATS_TEST_TMPDIR/patches.after" "$WF_TOP/patches"
 }
 
 @test "trailers: refuses while another run holds its lock, and changes nothing" {
