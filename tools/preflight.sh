@@ -42,8 +42,9 @@ usage() {
 # check's own "not applicable" (exit 125, with its log) is a verdict and
 # counts as pass; tip-only is a check run at the tip only, below the tip
 # (check_validation judges it by the tip's result).  A skip without a log
-# (not selected, not run) is no verdict.  The only place that
-# reads validate's results: change it when their format or place changes.
+# (not selected, not run) is no verdict.  Readers of validate's
+# results (doc/results.md): this, tools/status.sh, tools/kcidb.sh and
+# the faults rows (tools/lib-faults-*.sh).
 validation_results() {
 	[[ -e $RESULTS_JSON ]] || return 0
 	jq -r '.checks as $checks | .commits[] | . as $c | $checks[] | . as $k | $c.results[$k] as $r |
