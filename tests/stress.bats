@@ -147,7 +147,7 @@ stress() {
 	# The fixture of tools/faults.sh: the fixture kernel, a stand-in guest.
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	"$RUNNER/validate.sh" -c boot >/dev/null
-	run "$RUNNER/validate.sh" -k boot
+	run "$RUNNER/validate.sh" -k build-boot
 	[ "$status" -eq 0 ]
 	kept=${output#* }
 	[ "${output%% *}" = "$(git -C "$WF_REPO" rev-parse 'HEAD^{tree}')" ]
@@ -160,7 +160,7 @@ stress() {
 	# A commit make validate has not seen: no kept kernel of its tree.
 	printf '/* more */\n' >>"$WF_REPO/kernel/names.c"
 	dev_git commit -q -a -s -m "sysctl: One more line"
-	run "$RUNNER/validate.sh" -k boot
+	run "$RUNNER/validate.sh" -k build-boot
 	[ "$status" -eq 1 ]
 	run "$TOOLS/stress.sh" -n 100 -T 1
 	[ "$status" -eq 0 ]

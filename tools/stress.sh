@@ -14,7 +14,7 @@
 # $WF_CACHE/build/debug and, for the cost figures, $WF_CACHE/build/boot;
 # when SRC is the branch's tip as make validate left it in its cache,
 # its kernel of the boot config is booted instead of a second build of
-# the same (runner/validate.sh -k boot).  -k boots BZIMAGE as the
+# the same (runner/validate.sh -k build-boot).  -k boots BZIMAGE as the
 # debug kernel instead of building one (no cost run on the boot config).
 # -n is the number of fuzzer calls per build (default 100000), -S its seed
 # (default 1), -T how long the concurrency test runs (default 10 s), -t
@@ -149,12 +149,12 @@ on_exit() {
 
 # validated_boot_kernel: the boot config's kernel that make validate kept
 # for the tip of the branch, when that is SRC's tree with no change
-# (runner/validate.sh -k boot: from its cache alone, built by the same
+# (runner/validate.sh -k build-boot: from its cache alone, built by the same
 # scripts and fragments as tools/build.sh builds), else nothing.
 validated_boot_kernel() {
 	local out tree dir
 	[[ $SRC == "$WF_REPO" && -z $(git -C "$SRC" status --porcelain 2>/dev/null) ]] || return 0
-	out=$("$WF_HOME/runner/validate.sh" -k boot 2>/dev/null) || return 0
+	out=$("$WF_HOME/runner/validate.sh" -k build-boot 2>/dev/null) || return 0
 	read -r tree dir <<<"$out"
 	[[ $tree == "$(git -C "$SRC" rev-parse 'HEAD^{tree}' 2>/dev/null)" && -r $dir/arch/x86/boot/bzImage ]] || return 0
 	printf '%s\n' "$dir/arch/x86/boot/bzImage"
