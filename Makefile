@@ -81,7 +81,7 @@ VALIDATE_FIRST := $(if $(filter 1,$(PLAN)),,$(if $(filter 1,$(AS_IS)),base,rebui
 
 ## validate: rebuild, then every check of checks/ on every commit, cached, the cheap ones first (CHECKS=a,b RANGE=a..b V=1 FAIL_FAST=1 EVERY_COMMIT=cross; AS_IS=1 the work tree's branch as it stands, not rebuilt; PLAN=1 only say what would run and how long)
 validate: $(VALIDATE_FIRST)
-	@$(call run,WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) WF_EVERY_COMMIT=$(EVERY_COMMIT) runner/validate.sh$(if $(filter 1,$(AS_IS)), -a)$(if $(filter 1,$(PLAN)), -n) $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
+	@$(call run,WF_EVERY_COMMIT=$(EVERY_COMMIT) WF_VERBOSE=$(V) WF_FAIL_FAST=$(FAIL_FAST) runner/validate.sh$(if $(filter 1,$(AS_IS)), -a)$(if $(filter 1,$(PLAN)), -n) $(if $(CHECKS),-c $(CHECKS)) $(RANGE))
 
 ## status: where the branch stands, in five lines: exported or not, the last validate's verdict and age, the next revision, a send cut short, a killed run (reads only)
 status:

@@ -159,7 +159,7 @@ CHECK
 	run ! grep -q 'at the tip only' "$OUT/report.txt"
 	# make validate passes EVERY_COMMIT to the runner as WF_EVERY_COMMIT.
 	run make -n -s -C "$REPO_ROOT" -o rebuild validate EVERY_COMMIT=cross,tiponly
-	[[ $output == *"WF_EVERY_COMMIT=cross,tiponly runner/validate.sh"* ]]
+	[[ $output == *"WF_EVERY_COMMIT=cross,tiponly WF_VERBOSE="* ]]
 	for bad in boot nosuch; do
 		WF_EVERY_COMMIT=$bad WF_CHECKS_DIR=$CHECKS_COPY validate -c tiponly
 		[ "$status" -eq 2 ]
