@@ -229,7 +229,8 @@ use_checkout() {
 	release_lock
 	refused_by_lock submit "$lock"
 	[ ! -e "$WF_TOP/out/6.1/submit" ]
-	[ -z "$(find "$WF_CACHE" -name b4)" ]
+	# (not find -name b4: a git object directory can be called b4)
+	[ -z "$(find "$WF_CACHE" -path "*/objects" -prune -o -name b4 -print)" ]
 	[ ! -e "$WF_CACHE/branches/6.1/submit.run" ]
 }
 
