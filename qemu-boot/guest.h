@@ -36,7 +36,7 @@
 #ifndef SYSCTL_NR
 #if defined(__x86_64__)
 #define SYSCTL_NR	156
-#elif defined(__i386__)
+#elif defined(__i386__) || defined(__arm__)
 #define SYSCTL_NR	149
 #else
 #error "unknown sysctl(2) number for this architecture"
@@ -47,6 +47,8 @@
 #define GUEST_BITS	"64-bit, native entry point"
 #elif defined(__i386__)
 #define GUEST_BITS	"32-bit, compat entry point"
+#elif defined(__arm__)
+#define GUEST_BITS	"32-bit ARM, arm64's compat entry point"
 #else
 #define GUEST_BITS	"unknown entry point"
 #endif

@@ -5,6 +5,11 @@
 #                    [-A auto|kvm|tcg] [-n CPUS] BZIMAGE
 #   qemu-boot/run.sh -c LOG          judge an existing console log only
 #
+# BZIMAGE is an x86 bzImage (qemu-system-x86_64, the PC machine) or an
+# arm64 Image, told by its header's magic (qemu-system-aarch64 from
+# qemu-system-arm, the virt machine, a Cortex-A57, which runs 32-bit ARM
+# programs at EL0 as arm64's compat layer needs; always TCG here).
+#
 # The series' sysctl(2) is off unless the kernel is booted with
 # sysctl_syscall=on: every guest gets it, and SYSCTL_SYSCALL_TEST_LOG=1
 # (the guest is a test machine: the kselftest may use up a name's line
@@ -30,6 +35,8 @@ set -euo pipefail
 # starts it), the log to finish when interrupted, the signal that
 # interrupted the runner, a temporary file to remove.
 GUEST_PID='' GUARDED='' LOG='' INTERRUPTED='' TMPFILE=''
+# The architecture of the kernel booted: x86 or arm64 (image_arch).
+GUEST_ARCH=x86
 
 usage() {
 	cat >&2 <<-'EOF'
@@ -193,10 +200,29 @@ read_options() {
 	[[ -n $default ]] || APPEND="$SERIES_APPEND${APPEND:+ $APPEND}"
 }
 
+# image_arch KERNEL: arm64 when KERNEL is an arm64 Image (the magic
+# "ARM\x64" at offset 56 of its header), x86 otherwise.
+image_arch() {
+	if [[ $(od -An -tx1 -j56 -N4 "$1" 2>/dev/null | tr -d ' \n') == 41524d64 ]]; then
+		echo arm64
+	else
+		echo x86
+	fi
+}
+
 # choose_accel KERNEL: ACCEL (kvm when asked for or when auto and KVM
 # boots KERNEL, else tcg) and CPU, its -cpu; TIMEOUT defaults by it.
+# An arm64 guest runs on TCG: this is an x86 host.
 choose_accel() {
 	CPU=max
+	if [[ $GUEST_ARCH == arm64 ]]; then
+		[[ $ACCEL != kvm ]] || fail_setup "KVM cannot run an arm64 guest on this host: use -A tcg"
+		[[ $ACCEL == auto || $ACCEL == tcg ]] ||
+			fail_setup "accelerator must be auto, kvm or tcg, not '$ACCEL'"
+		ACCEL=tcg CPU=cortex-a57
+		[[ -n $TIMEOUT ]] || TIMEOUT=300
+		return 0
+	fi
 	# shellcheck disable=SC2310 # kvm_cpu's status is its answer
 	case $ACCEL in
 	auto) if kvm_cpu "$1"; then ACCEL=kvm CPU=$KVM_CPU; else ACCEL=tcg; fi ;;
@@ -209,11 +235,16 @@ choose_accel() {
 
 # qemu_command KERNEL: QEMU, the command line of the guest.
 qemu_command() {
-	QEMU=(qemu-system-x86_64 -M pc -m 512M -smp "$CPUS" -nodefaults
+	local -a machine=(qemu-system-x86_64 -M pc) console=ttyS0
+	[[ $GUEST_ARCH != arm64 ]] || machine=(qemu-system-aarch64 -M virt) console=ttyAMA0
+	QEMU=("${machine[@]}" -m 512M -smp "$CPUS" -nodefaults
 		-display none -no-reboot -monitor none -serial "file:$LOG"
 		-kernel "$1" -initrd "$INITRD"
-		-append "console=ttyS0 panic=-1 loglevel=5 $APPEND")
-	if [[ $ACCEL == kvm ]]; then
+		-append "console=$console panic=-1 loglevel=5 $APPEND")
+	if [[ $GUEST_ARCH == arm64 ]]; then
+		if [[ $CPUS -gt 1 ]]; then QEMU+=(-accel 'tcg,thread=multi'); else QEMU+=(-accel tcg); fi
+		QEMU+=(-cpu "$CPU")
+	elif [[ $ACCEL == kvm ]]; then
 		QEMU+=(-accel kvm -cpu "$CPU")
 	elif [[ $CPUS -gt 1 ]]; then
 		QEMU+=(-accel 'tcg,thread=multi' -cpu max)
@@ -255,8 +286,14 @@ main() {
 	[[ ${#ARGS[@]} -eq 1 ]] || usage
 	kernel=${ARGS[0]}
 	[[ -r $kernel ]] || fail_setup "kernel image $kernel does not exist"
-	command -v qemu-system-x86_64 >/dev/null ||
-		fail_setup "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+	GUEST_ARCH=$(image_arch "$kernel")
+	if [[ $GUEST_ARCH == arm64 ]]; then
+		command -v qemu-system-aarch64 >/dev/null ||
+			fail_setup "qemu-system-aarch64 not found (apt-get install qemu-system-arm)"
+	else
+		command -v qemu-system-x86_64 >/dev/null ||
+			fail_setup "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+	fi
 	mkdir -p "$WF_CACHE/boot"
 	choose_accel "$kernel"
 	[[ $TIMEOUT =~ ^[0-9]+$ ]] || fail_setup "timeout '$TIMEOUT' is not a number of seconds"

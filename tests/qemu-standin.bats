@@ -84,3 +84,71 @@ boot() {
 	# The default: one a minute.
 	grep -q 'WF_PROGRESS_INTERVAL seconds (default 60)' "$TOOLS/stress.sh"
 }
+
+# arm64_image FILE: an empty arm64 Image: its header's magic, "ARM\x64"
+# at offset 56, and nothing else.
+arm64_image() {
+	head -c 56 /dev/zero >"$1"
+	printf 'ARM\x64' >>"$1"
+	head -c 4 /dev/zero >>"$1"
+}
+
+# standin_aarch64: a stand-in qemu-system-aarch64 that keeps its
+# arguments in BATS_TEST_TMPDIR/args and writes a passing TAP run.
+standin_aarch64() {
+	cat >"$BATS_TEST_TMPDIR/bin/qemu-system-aarch64" <<QEMU
+#!/bin/sh
+printf '%s\\n' "\$@" >"$BATS_TEST_TMPDIR/args"
+while [ \$# -gt 0 ]; do
+	case \$1 in -serial) log=\${2#file:} ;; esac
+	shift
+done
+printf 'TAP version 13\\n1..1\\nok 1 - smoke\\n' >"\$log"
+QEMU
+	chmod +x "$BATS_TEST_TMPDIR/bin/qemu-system-aarch64"
+}
+
+@test "runner: an arm64 Image boots under qemu-system-aarch64, virt, a CPU with AArch32 at EL0, on TCG" {
+	arm64_image "$BATS_TEST_TMPDIR/Image"
+	standin_aarch64
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -t 5 -i "$BATS_TEST_TMPDIR/initrd" \
+		-l "$BATS_TEST_TMPDIR/console.log" "$BATS_TEST_TMPDIR/Image"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"(tcg -cpu cortex-a57 -smp 1"* ]]
+	[[ $output == *"PASS: 1 tests, 0 skipped"* ]]
+	grep -qx virt "$BATS_TEST_TMPDIR/args"
+	grep -qx cortex-a57 "$BATS_TEST_TMPDIR/args"
+	grep -q '^console=ttyAMA0 .*sysctl_syscall=on' "$BATS_TEST_TMPDIR/args"
+	# An x86 image still goes to qemu-system-x86_64, which is not there.
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -A tcg -t 5 -i "$BATS_TEST_TMPDIR/initrd" \
+		-l "$BATS_TEST_TMPDIR/console.log" "$BATS_TEST_TMPDIR/bzImage"
+	if ! command -v qemu-system-x86_64 >/dev/null; then
+		[ "$status" -eq 2 ]
+	else
+		[[ $output == *"(tcg -cpu max"* ]]
+	fi
+}
+
+@test "runner: an arm64 guest refuses KVM, and names the package when qemu-system-aarch64 is missing" {
+	arm64_image "$BATS_TEST_TMPDIR/Image"
+	standin_aarch64
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -A kvm -i "$BATS_TEST_TMPDIR/initrd" \
+		-l "$BATS_TEST_TMPDIR/console.log" "$BATS_TEST_TMPDIR/Image"
+	[ "$status" -eq 2 ]
+	[[ $output == *"KVM cannot run an arm64 guest on this host: use -A tcg"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/args" ]
+	rm "$BATS_TEST_TMPDIR/bin/qemu-system-aarch64"
+	# A PATH without it (the test's own bin and the system's, where the
+	# package may be installed: hide it behind a directory of links).
+	mkdir "$BATS_TEST_TMPDIR/path"
+	local t
+	for t in bash env git dirname basename readlink realpath cat cut sort wc od tr head tail sed grep awk mktemp date bc timeout rm mv mkdir printf sleep flock; do
+		ln -sf "$(command -v "$t")" "$BATS_TEST_TMPDIR/path/$t" 2>/dev/null || true
+	done
+	PATH=$BATS_TEST_TMPDIR/path run "$QEMU_BOOT/run.sh" -i "$BATS_TEST_TMPDIR/initrd" \
+		-l "$BATS_TEST_TMPDIR/console.log" "$BATS_TEST_TMPDIR/Image"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ $output == *"qemu-system-aarch64 not found (apt-get install qemu-system-arm)"* ]]
+}
