@@ -225,7 +225,7 @@ commit_tool() {
 	local copy=$BATS_TEST_TMPDIR/wf/checks
 	mkdir -p "$copy"
 	for d in "$CHECKS"/*; do
-		case ${d##*/} in codespell | kernel-doc | kconfig | w1 | clang | cross) continue ;; esac
+		case ${d##*/} in codespell | kernel-doc | kconfig | w1 | clang | cross | arm64) continue ;; esac
 		cp -r "$d" "$copy/"
 	done
 	WF_CHECKS_DIR=$copy validate -c checkpatch

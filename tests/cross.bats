@@ -56,9 +56,15 @@ amend_base() {
 	done
 	for deb in arm64 armhf armel mips64el ppc64el riscv64; do
 		[ "$(row_of 2 $deb off)" = "pass 0 0" ]
-		# A named row, not a silent skip: the option is x86's.
+	done
+	# A named row, not a silent skip: the option is x86's.
+	for deb in armhf armel mips64el ppc64el riscv64; do
 		rows 2 | grep -qE "^$deb +on +none .* off only: SYSCTL_SYSCALL depends on PROC_SYSCTL && X86\$"
 	done
+	# arm64 has an on row, for the commits whose Kconfig lets arm64
+	# select the option: not this one.
+	rows 2 | grep -qE "^arm64 +on +none .* off only at this commit: SYSCTL_SYSCALL depends on PROC_SYSCTL && X86\$"
+	[ ! -e "$BUILD/cross-arm64-on" ]
 	# Each row was built for its own triplet, in its own directory.
 	file "$BUILD/cross-arm64/tip/kernel/names.o" | grep -q 'ARM aarch64'
 	file "$BUILD/cross-ppc64el/tip/kernel/names.o" | grep -q '64-bit PowerPC'
@@ -77,6 +83,28 @@ amend_base() {
 	fi
 }
 
+@test "cross: arm64's on row is built from the commit whose Kconfig lets arm64 select the option" {
+	mkdir -p "$WF_REPO/init"
+	printf 'config SYSCTL_SYSCALL\n\tbool "Sysctl syscall support" if EXPERT\n\tdepends on PROC_SYSCTL && X86\n' \
+		>"$WF_REPO/init/Kconfig"
+	git -C "$WF_REPO" add -f init/Kconfig
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	validate_commit_edit init/Kconfig 's/X86$/(X86 || (ARM64 \&\& COMPAT))/' "arm64: Wire up sysctl(2) for 32-bit tasks"
+	WF_EVERY_COMMIT=cross validate -c cross
+	echo "$output"
+	[ "$status" -eq 0 ]
+	rows 1
+	rows 1 | grep -qE "^arm64 +on +none .* off only at this commit: SYSCTL_SYSCALL depends on PROC_SYSCTL && X86\$"
+	[[ $(reason 1 cross) == *"arm64 off, armhf off"* ]]
+	rows 2
+	[ "$(row_of 2 arm64 on)" = "pass 0 0" ]
+	[[ $(reason 2 cross) == *"arm64 off+on, armhf off"* ]]
+	grep -qx 'CONFIG_SYSCTL_SYSCALL=y' "$BUILD/cross-arm64-on/tip/.config"
+	file "$BUILD/cross-arm64-on/tip/kernel/names.o" | grep -q 'ARM aarch64'
+	# armhf (ARM) is not named by the dependency: still off only.
+	rows 2 | grep -qE "^armhf +on +none .* off only: SYSCTL_SYSCALL depends on PROC_SYSCTL && \(X86 \|\| \(ARM64 && COMPAT\)\)\$"
+}
+
 @test "cross: a commit that breaks the arm64 build alone fails the check, naming arm64; the base builds there" {
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
 	validate_commit_edit kernel/names.c 's|^int probed(void)$|#ifdef __aarch64__\nint arm64_only(void)\n{\n\treturn undeclared_on_arm64;\n}\n#endif\n\nint probed(void)|' \
@@ -85,8 +113,10 @@ amend_base() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	rows 2
-	[[ $(reason 2 cross) == "failed: arm64 off (arm64 off: does not build with clang, the base does: "*"kernel/names.c:"*"error: use of undeclared identifier 'undeclared_on_arm64'); built, 0 new warnings: amd64 off+on, i386 off+on, armhf off,"* ]]
+	[[ $(reason 2 cross) == "failed: arm64 off, arm64 on (arm64 off: does not build with clang, the base does: "*"kernel/names.c:"*"error: use of undeclared identifier 'undeclared_on_arm64'); built, 0 new warnings: amd64 off+on, i386 off+on, armhf off,"* ]]
 	[ "$(row_of 2 arm64 off)" = "fail 0 0" ]
+	# No Kconfig in the fixture says arm64 cannot have the option on.
+	[ "$(row_of 2 arm64 on)" = "fail 0 0" ]
 	[ "$(row_of 2 armhf off)" = "pass 0 0" ]
 	# The base was built for arm64 alone, to tell a break from a MISS.
 	[ -f "$BUILD/cross-arm64/base/kernel/names.o" ]
@@ -113,7 +143,7 @@ amend_base() {
 	[ "$status" -eq 1 ]
 	rows 2
 	[ "$(row_of 2 arm64 off)" = "fail 2 1" ]
-	[[ $(reason 2 cross) == "failed: arm64 off (arm64 off: 1 new warning(s): kernel/names.c: warning: unused variable 'unused_on_arm64' [-Wunused-variable]); "* ]]
+	[[ $(reason 2 cross) == "failed: arm64 off, arm64 on (arm64 off: 1 new warning(s): kernel/names.c: warning: unused variable 'unused_on_arm64' [-Wunused-variable]); "* ]]
 	grep -qF "cross-arm64: kernel/names.c: warning: unused variable 'unused_on_arm64'" "$(log 2 cross)"
 	# The base's build was kept: not built again for the same base.
 	grep -qF "cross-arm64: the base, tree" "$(log 2 cross)"
@@ -156,7 +186,7 @@ amend_base() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$(cell 1 cross)" = fail ]
-	[[ $(reason 1 cross) == "failed: arm64 off "* ]]
+	[[ $(reason 1 cross) == "failed: arm64 off, arm64 on (arm64 off: "* ]]
 	[ "$(cell 2 cross)" = pass ]
 	# Through make, and refused for a check that runs at every commit anyway.
 	WF_EVERY_COMMIT=boot validate -c cross

@@ -24,7 +24,8 @@
 # FAIL_FAST), distcc.bats (builds through a distccd on
 # loopback), configs.bats (the checks per config: the guest boots),
 # checks.bats (the codespell and kernel-doc checks on it), cross.bats (the
-# cross check: clang for each Debian architecture, on it), kconfig.bats
+# cross check: clang for each Debian architecture, on it), arm64.bats (the
+# arm64 check on it, with a stand-in guest), kconfig.bats
 # (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
 # bisect.bats, status.bats (the exit status of each command through
 # ./wf), mutants.bats (tools/mutants.sh on a fixture) and
@@ -55,7 +56,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats qemu-standin.bats stress.bats validate.bats kcidb.bats schedule.bats configs.bats
-	checks.bats cross.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
+	checks.bats cross.bats arm64.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else
@@ -102,7 +103,7 @@ jobs=${WF_TEST_JOBS:-$((cpus >= 2 ? 2 : 1))}
 declare -A WEIGHT=([faults.bats]=145 [validate.bats]=88 [recovery.bats]=57 [stress.bats]=55
 	[preflight.bats]=49 [configs.bats]=41 [qemu.bats]=33 [submit.bats]=33 [send.bats]=30
 	[checks.bats]=29 [schedule.bats]=28 [series.bats]=25 [port.bats]=20 [make.bats]=18
-	[mutants.bats]=12 [kconfig.bats]=10 [trailers.bats]=10 [distcc.bats]=8 [trees.bats]=5 [qemu-standin.bats]=3
+	[mutants.bats]=12 [kconfig.bats]=10 [trailers.bats]=10 [distcc.bats]=8 [trees.bats]=5 [qemu-standin.bats]=3 [arm64.bats]=2
 	[rebuild.bats]=4 [status.bats]=25 [bisect.bats]=2 [base.bats]=1 [docs.bats]=1 [cost-stages.bats]=1)
 solo=() shared=() items=()
 for s in "${suites[@]}"; do

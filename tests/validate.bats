@@ -72,15 +72,15 @@ html_matches_json() {
 		# (no commit of the fixture changes a Kconfig file)
 		[ "$(cell $row kconfig)" = skip ]
 	done
-	# clang and cross at the tip only: below it no result, "-" in the tables
-	for check in clang cross; do
+	# clang, cross and arm64 at the tip only: below it no result, "-" in the tables
+	for check in clang cross arm64; do
 		[ "$(cell 1 $check)" = skip ]
 		[ "$(cell 2 $check)" = pass ]
 	done
-	grep -qxF -- '- is no result: clang cross run(s) at the tip only' "$OUT/report.txt"
+	grep -qxF -- '- is no result: clang cross arm64 run(s) at the tip only' "$OUT/report.txt"
 	grep -qE '^1 +[0-9a-f]{12} .* -( |$)' "$OUT/report.txt"
 	[ "$(jq .failed "$OUT/results.json")" -eq 0 ]
-	[[ $output == *"40 result(s): 0 failed, 0 from the cache (marked *), 40 run now, 0 infrastructure error(s)"* ]]
+	[[ $output == *"41 result(s): 0 failed, 0 from the cache (marked *), 41 run now, 0 infrastructure error(s)"* ]]
 	grep -qE '^2 +[0-9a-f]{12} sysctl: Probe one.* +pass +pass' "$OUT/report.txt"
 	# The table fits in 100 columns; the page has the same grid.
 	[ "$(awk '{ print length($0) }' "$OUT/report.txt" | sort -n | tail -n 1)" -le 100 ]
@@ -90,7 +90,7 @@ html_matches_json() {
 	stamp=$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)
 	validate
 	[ "$status" -eq 0 ]
-	[[ $output == *"40 result(s): 0 failed, 40 from the cache (marked *), 0 run now"* ]]
+	[[ $output == *"41 result(s): 0 failed, 41 from the cache (marked *), 0 run now"* ]]
 	[[ $output != *" build ("* ]]
 	grep -qE '^1 +[0-9a-f]{12} sysctl: Translate on.* +pass\* +pass\*' "$OUT/report.txt"
 	[ "$(date -r "$WF_CACHE/branches/6.1/validate/build/boot/build.log" +%s.%N)" = "$stamp" ]
@@ -379,7 +379,7 @@ TOOL
 @test "validate: bad input is named in one line" {
 	validate -c checkpatch,nosuch
 	[ "$status" -eq 2 ]
-	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch recipients codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang cross qemu abi guest-boot guest-off guest-nonet guest-i386 guest-noproc)" ]
+	[ "$output" = "validate: error: unknown check 'nosuch' (checks: checkpatch recipients codespell sparse kernel-doc kconfig boot off nonet i386 noproc w1 clang cross qemu abi guest-boot guest-off guest-nonet guest-i386 guest-noproc arm64)" ]
 	# matrix.txt's tip-only debug row is built by make stress, not per commit
 	validate -c debug
 	[ "$status" -eq 2 ]
@@ -477,7 +477,7 @@ CHECK
 	WF_CHECKS_DIR=$BATS_TEST_TMPDIR/checks WF_PROGRESS_INTERVAL=1 validate -c checkpatch,subject
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","subject","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","cross","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc"]' ]
+	[ "$(jq -c .checks "$OUT/results.json")" = '["checkpatch","recipients","subject","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","cross","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","arm64"]' ]
 	[ "$(cell 1 subject)" = pass ]
 	[ "$(cell 2 subject)" = skip ]
 	[ "$(cell 3 subject)" = fail ]

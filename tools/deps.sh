@@ -11,11 +11,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # The branch's source package (make BRANCH=6.12: linux-source-6.12) and
-# the tools.
+# the tools; for the arm64 guest (checks/arm64), its QEMU and the armhf
+# C library that clang links its 32-bit ARM programs against (the
+# *-cross packages, not gcc-arm-linux-gnueabihf, which would remove
+# gcc-multilib).
 PACKAGES=("${TOPIC_PACKAGE:-linux-source-6.1}" b4 git git-filter-repo perl gcc make sparse
 	codespell qemu-system-x86 ccache bc bison flex libelf-dev libssl-dev cpio bats
 	shellcheck gcc-multilib libc6-dev xz-utils python3 jq git-email
-	python3-aiosmtpd python3-ply python3-git python3-jsonschema python3-rfc3987 clang lld llvm distcc)
+	python3-aiosmtpd python3-ply python3-git python3-jsonschema python3-rfc3987 clang lld llvm distcc
+	qemu-system-arm libc6-dev-armhf-cross libgcc-12-dev-armhf-cross)
 
 # WF_EXTRA_PACKAGES: more packages to require (space separated).
 read -r -a EXTRA <<<"${WF_EXTRA_PACKAGES:-}"
