@@ -22,10 +22,10 @@ setup_file() {
 	export NPATCHES
 }
 
-@test "series: patches/6.1 holds the whole series, 23 patches" {
+@test "series: patches/6.1 holds the whole series, 24 patches" {
 	# The assertions below on what the tip does (every name translated,
 	# the kselftest, the stress programs) are those of the whole series.
-	[ "$NPATCHES" -eq 23 ]
+	[ "$NPATCHES" -eq 24 ]
 }
 
 @test "series: the tests use their own cache, not the user's" {
@@ -50,6 +50,23 @@ setup_file() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"wrote $NPATCHES patch(es) to patches/6.1/ (0 file(s) changed)"* ]]
 	diff -r "$before" "$WF_TOP/patches/6.1"
+}
+
+@test "series: the kselftest cross-built for 32-bit ARM (LLVM=1, CROSS_COMPILE), as the robots build it, gives the ARM program alone" {
+	local src=$TEST_CACHE/branches/6.1/linux/tools/testing/selftests/sysctl out=$BATS_TEST_TMPDIR/ks
+	mkdir -p "$out/arm" "$out/native"
+	# An x86_64 host: the 32-bit x86 probe must look at the compiler lib.mk
+	# chose for the target, not at the host's cc.
+	run make -C "$src" OUTPUT="$out/arm" LLVM=1 ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf- LDFLAGS=-fuse-ld=lld
+	echo "$output"
+	[ "$status" -eq 0 ]
+	file "$out/arm/sysctl_syscall" | grep -q 'ELF 32-bit LSB .*, ARM'
+	[ ! -e "$out/arm/sysctl_syscall_32" ]
+	# Natively, where gcc builds 32-bit programs, both.
+	run make -C "$src" OUTPUT="$out/native"
+	[ "$status" -eq 0 ]
+	file "$out/native/sysctl_syscall" | grep -q 'x86-64'
+	file "$out/native/sysctl_syscall_32" | grep -q 'ELF 32-bit LSB .*Intel 80386'
 }
 
 @test "series: the stage stamps of make cost-stages apply to the tip" {
