@@ -29,7 +29,8 @@
 # bisect.bats, status.bats (the exit status of each command through
 # ./wf), mutants.bats (tools/mutants.sh on a fixture) and
 # cost-stages.bats (tools/cost-stages.sh without a kernel), docs.bats
-# (the documents against the code: every setting listed), and, in the
+# (the documents against the code: every setting listed), layout.bats
+# (one copy of each shared helper, each file in its room), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/<id>/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
@@ -55,7 +56,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats qemu-standin.bats stress.bats validate.bats kcidb.bats schedule.bats configs.bats
-	checks.bats cross.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
+	checks.bats cross.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats layout.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else

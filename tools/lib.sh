@@ -39,6 +39,8 @@ WF_PROG=${WF_PROG:-$(basename "$0" .sh)}
 # error.  die MESSAGE: the command failed (exit 1); bad_input MESSAGE: what
 # it was given is wrong (exit 2); infra_error MESSAGE: what it needs is
 # broken or missing, not the series (exit 3).  One line each, on stderr.
+# A run that had begun (wf_run_begin) ends cleanly on bad input: its
+# marker goes, or the next run would take it for an interrupted one.
 die() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
 	exit 1
@@ -46,6 +48,7 @@ die() {
 
 bad_input() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
 	exit 2
 }
 

@@ -86,15 +86,6 @@ usage() {
 	exit 2
 }
 
-# bad_input MESSAGE: say it in one line; exit 2.  A run that had begun
-# ends here cleanly: its marker goes, or the next run would take this one
-# for an interrupted run and clean up after it.
-bad_input() {
-	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
-	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
-	exit 2
-}
-
 # --- a full disk -------------------------------------------------------------
 
 # out_of_space DIR...: the first DIR whose file system has less than 1 MiB

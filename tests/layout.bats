@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# One copy of each helper (issue 44, item 12): a helper the scripts share
+# is defined once, and the scripts use it.  The copies that stay are in
+# the files the validation cache keys its results by (checks/*/, and
+# what a check's conf "uses": tools/kbuild.sh...): changing one of those
+# throws away every cached build of every branch, so they keep their own.
+
+load test_helper
+
+# keyed: the paths the validation cache keys its results by, one a line:
+# each check's directory, and what the confs name with "uses".
+keyed() {
+	local d
+	for d in "$REPO_ROOT"/checks/*/; do
+		d=${d%/}
+		echo "checks/${d##*/}"
+	done
+	sed -n 's/^uses //p' "$REPO_ROOT"/checks/*/conf | tr ' ' '\n' | sed '/^$/d' | sort -u
+}
+
+# scripts: the workflow's scripts that are not keyed, one a line (paths
+# from the top of the checkout).
+scripts() {
+	local f k skip
+	local -a keys
+	mapfile -t keys < <(keyed)
+	(cd "$REPO_ROOT" && find tools runner dev wf -type f \( -name '*.sh' -o -name '*.awk' -o -name wf \) 2>/dev/null | LC_ALL=C sort) |
+		while read -r f; do
+			skip=''
+			for k in "${keys[@]}"; do
+				[[ $f != "$k" && $f != "$k"/* ]] || skip=1
+			done
+			[[ -n $skip ]] || echo "$f"
+		done
+}
+
+# lines ERE: "file:line: text" of each line of those scripts matching ERE.
+lines() {
+	local -a files
+	mapfile -t files < <(scripts)
+	(cd "$REPO_ROOT" && grep -nE -- "$1" "${files[@]}") || true
+}
+
+# once WHAT ERE: the lines matching ERE are exactly one; else print them.
+once() {
+	local found
+	found=$(lines "$2")
+	echo "$1: ${found:-none}"
+	[[ $(grep -c . <<<"$found") -eq 1 ]]
+}
+
+@test "layout: the keyed files are what the checks' confs name (the copies left in them are known)" {
+	run keyed
+	echo "$output"
+	[[ $output == *tools/kbuild.sh* && $output == *tools/lib-warnings.sh* && $output == *tools/lib-checkout.sh* ]]
+	# Their copies: tools/kbuild.sh's bad_input, vl_elapsed and matrix_row,
+	# checks/cross/run's vl_elapsed, checks/guest/run's matrix lookup.
+	grep -q '^bad_input()' "$TOOLS/kbuild.sh"
+	grep -q '^vl_elapsed()' "$TOOLS/kbuild.sh"
+	grep -q '^matrix_row()' "$TOOLS/kbuild.sh"
+}
+
+@test "layout: bad_input is defined once, in tools/lib.sh" {
+	once bad_input '^bad_input\(\)'
+	[[ $(lines '^bad_input\(\)') == tools/lib.sh:* ]]
+}
+
+@test "layout: bad input ends a run that had begun: no marker left for the next run to take as interrupted" {
+	local cache=$BATS_TEST_TMPDIR/cache
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run env WF_CACHE="$cache" WF_BRANCHES=/nonexistent bash -c '
+		set -euo pipefail
+		. "$1/lib.sh"
+		wf_run_begin layout
+		[[ -e $WF_CACHE/layout.run ]]
+		bad_input "no such thing"' _ "$TOOLS"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ $output == *"error: no such thing"* ]]
+	[ ! -e "$cache/layout.run" ]
+}
