@@ -79,3 +79,9 @@ once() {
 	[[ $output == *"error: no such thing"* ]]
 	[ ! -e "$cache/layout.run" ]
 }
+
+@test "layout: the free-space test is one, runner/lib.sh's vl_free_kb (validate's and stress's full disk alike)" {
+	once 'free space' '\bdf\b.*-P'
+	[[ $(lines '\bdf\b.*-P') == runner/lib.sh:* ]]
+	grep -q 'vl_nearly_full' "$TOOLS/stress.sh"
+}

@@ -89,13 +89,13 @@ usage() {
 # --- a full disk -------------------------------------------------------------
 
 # out_of_space DIR...: the first DIR whose file system has less than 1 MiB
-# free (none: fails).
+# free (vl_nearly_full, runner/lib.sh: validate's test), none: fails.
 out_of_space() {
-	local d avail
+	local d
 	for d in "$@"; do
 		[[ -d $d ]] || continue
-		avail=$(df -Pk -- "$d" 2>/dev/null | awk 'NR == 2 { print $4 }') || true
-		if [[ $avail =~ ^[0-9]+$ && $avail -lt 1024 ]]; then
+		# shellcheck disable=SC2310 # its status is its answer
+		if vl_nearly_full "$d"; then
 			printf '%s\n' "$d"
 			return 0
 		fi
