@@ -85,3 +85,23 @@ once() {
 	[[ $(lines '\bdf\b.*-P') == runner/lib.sh:* ]]
 	grep -q 'vl_nearly_full' "$TOOLS/stress.sh"
 }
+
+@test "layout: a duration is written by one function, runner/lib.sh's vl_elapsed" {
+	once 'vl_elapsed' '^vl_elapsed\(\)'
+	once 'its format' "%dm%02ds"
+	[[ $(lines "%dm%02ds") == runner/lib.sh:* ]]
+}
+
+@test "layout: a config's row of the matrix is looked up by one function, runner/lib.sh's vl_matrix_row" {
+	once 'vl_matrix_row' '^vl_matrix_row\(\)'
+	once 'the lookup' "\\\$1 == n \{"
+	[[ $(lines "\\\$1 == n \{") == runner/lib.sh:* ]]
+}
+
+@test "layout: vl_elapsed writes minutes and two-digit seconds, as the runner, stress and mutants print them" {
+	# shellcheck source=runner/lib.sh
+	. "$RUNNER/lib.sh"
+	[ "$(vl_elapsed 0)" = 0m00s ]
+	[ "$(vl_elapsed 65)" = 1m05s ]
+	[ "$(vl_elapsed 3600)" = 60m00s ]
+}

@@ -18,7 +18,7 @@ count_tests() {
 killed_by() {
 	local first n more
 	if [[ $RUN_TIMEOUT -eq 1 ]]; then
-		echo "timeout ($(fmt_time "$TIMEOUT"))"
+		echo "timeout ($(vl_elapsed "$TIMEOUT"))"
 		return 0
 	fi
 	if [[ -z $RUN_FAILED ]]; then

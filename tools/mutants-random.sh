@@ -46,6 +46,8 @@ set -euo pipefail
 WF_PROG=mutants
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=runner/lib.sh
+. "$WF_HOME/runner/lib.sh"
 
 TOP=${WF_MUTANTS_TOP:-$WF_HOME}
 OUT=$TOP/out/mutants-random
@@ -262,7 +264,7 @@ report() {
 	rate=$( ((k + s > 0)) && awk -v s="$s" -v t="$((k + s))" 'BEGIN { printf "%d/%d = %.0f%%", s, t, 100 * s / t }' || echo "0/0")
 	printf '%d mutants (seed %s): %d killed, %d survived, %d equivalent%s; survival rate %s; %s\n' \
 		"$((k + s + e + x))" "$SEED" "$k" "$s" "$e" "$( ((x == 0)) || echo ", $x errors")" "$rate" \
-		"$(printf '%dm%02ds' $((SECONDS / 60)) $((SECONDS % 60)))"
+		"$(vl_elapsed "$SECONDS")"
 	RC=0
 	[[ $s -eq 0 && $x -eq 0 ]] || RC=1
 }

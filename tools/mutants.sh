@@ -50,6 +50,8 @@ set -euo pipefail
 WF_PROG=mutants
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=runner/lib.sh
+. "$WF_HOME/runner/lib.sh"
 # shellcheck source=tools/lib-mutants-report.sh
 . "$WF_HOME/tools/lib-mutants-report.sh"
 
@@ -79,11 +81,6 @@ on_signal() {
 	fi
 	info "interrupted"
 	exit "$2"
-}
-
-# fmt_time SECONDS: 1m05s.
-fmt_time() {
-	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
 }
 
 # shown_filter FILTER: " --filter 'FILTER'", nothing for no filter.
@@ -279,7 +276,7 @@ run_baselines() {
 		run_suites "$log" "$M_FILTER" "$path"
 		if [[ $RUN_RC -eq 0 ]]; then
 			PAIR_STATE[$pair]=ok
-			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(fmt_time $((SECONDS - start))))"
+			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(vl_elapsed $((SECONDS - start))))"
 		else
 			PAIR_STATE[$pair]=bad
 			PAIR_WHY[$pair]="suite fails without the mutant: $suite$(shown_filter "$M_FILTER"): $(killed_by) (log: $log)"
@@ -317,7 +314,7 @@ run_mutant() {
 	fi
 	start=$SECONDS
 	run_suites "$OUT/$name.log" "$M_FILTER" "${suites[@]}"
-	R_TIME[$name]=$(fmt_time $((SECONDS - start)))
+	R_TIME[$name]=$(vl_elapsed $((SECONDS - start)))
 	if [[ $RUN_RC -ne 0 ]]; then
 		STATUS=killed BY=$(killed_by)
 	else
