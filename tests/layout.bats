@@ -105,3 +105,9 @@ once() {
 	[ "$(vl_elapsed 65)" = 1m05s ]
 	[ "$(vl_elapsed 3600)" = 60m00s ]
 }
+
+@test "layout: the committer of the tools' commits is written once, in tools/lib.sh's wf_committer_env" {
+	once 'the identity' 'sysctl-wf@localhost'
+	[[ $(lines 'sysctl-wf@localhost') == tools/lib.sh:* ]]
+	once 'GIT_COMMITTER_NAME set' 'GIT_COMMITTER_NAME='
+}

@@ -280,8 +280,10 @@ base_ref() {
 	printf 'refs/tags/base/%s\n' "${1//[:~]/_}"
 }
 
-# Fixed identity and dates, so that a rebuild of the same patches gives
-# the same commit ids every time.
+# wf_committer_env: the committer of every commit the tools make (the
+# base's import, rebuilt, ported and amended commits), exported: fixed,
+# so that the same tarball and patches give the same commit ids every
+# time (WF_COMMITTER_NAME, WF_COMMITTER_EMAIL: another).
 wf_committer_env() {
 	export GIT_COMMITTER_NAME=${WF_COMMITTER_NAME:-sysctl-wf}
 	export GIT_COMMITTER_EMAIL=${WF_COMMITTER_EMAIL:-sysctl-wf@localhost}
