@@ -34,11 +34,12 @@ scripts() {
 		done
 }
 
-# lines ERE: "file:line: text" of each line of those scripts matching ERE.
+# lines ERE: "file:line: text" of each line of code (not a comment) of
+# those scripts matching ERE.
 lines() {
 	local -a files
 	mapfile -t files < <(scripts)
-	(cd "$REPO_ROOT" && grep -nE -- "$1" "${files[@]}") || true
+	(cd "$REPO_ROOT" && grep -nE -- "$1" "${files[@]}" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#') || true
 }
 
 # once WHAT ERE: the lines matching ERE are exactly one; else print them.
@@ -110,4 +111,9 @@ once() {
 	once 'the identity' 'sysctl-wf@localhost'
 	[[ $(lines 'sysctl-wf@localhost') == tools/lib.sh:* ]]
 	once 'GIT_COMMITTER_NAME set' 'GIT_COMMITTER_NAME='
+}
+
+@test "layout: a placeholder left in a cover letter is one test, tools/preflight.sh's check_cover" {
+	once 'EDITME' 'EDITME'
+	[[ $(lines 'EDITME') == tools/preflight.sh:* ]]
 }

@@ -197,7 +197,7 @@ use_checkout() {
 	printf 'Subject\n\nEDITME: body\n' >"$WF_TOP/cover-letters/6.1/v1.txt"
 	run "$TOOLS/submit.sh" -r 1
 	[ "$status" -eq 1 ]
-	[[ $output == *"cover-letters/6.1/v1.txt still has EDITME in it"* ]]
+	[[ $output == *"preflight: error: refusing: cover: the cover letter (cover-letters/6.1/v1.txt) still has b4's placeholder EDITME: fill it in"* ]]
 	rm "$WF_TOP/cover-letters/6.1/v1.txt"
 	run "$TOOLS/submit.sh" -r 1
 	[ "$status" -eq 1 ]

@@ -103,14 +103,13 @@ pick_cover() {
 }
 
 
-# require_cover_format FILE: the b4 prep format, and nothing left to
-# edit; else die.  (tools/preflight.sh's check_cover judges what
-# submit wrote.)
+# require_cover_format FILE: the b4 prep format; else die.  (A
+# placeholder left in it, @NAME@ or b4's EDITME, is tools/preflight.sh's
+# check_cover's: refused before any b4 work, FORCE=1 overrides it.)
 require_cover_format() {
 	local file=$1
 	[[ -n $(sed -n 1p "$file") && -z $(sed -n 2p "$file") && -n $(sed -n '3,$p' "$file" | tr -d '[:space:]') ]] ||
 		die "cover letter $file: expected a subject line, a blank line, then the body"
-	! grep -q EDITME "$file" || die "cover letter $file still has EDITME in it"
 }
 
 
