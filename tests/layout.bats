@@ -50,6 +50,15 @@ once() {
 	[[ $(grep -c . <<<"$found") -eq 1 ]]
 }
 
+# only_in FILE ERE: the lines matching ERE are all in FILE (and there
+# are some); else print them.
+only_in() {
+	local found
+	found=$(lines "$2")
+	echo "$2: ${found:-none}"
+	[[ -n $found && -z $(grep -v "^$1:" <<<"$found") ]]
+}
+
 @test "layout: the keyed files are what the checks' confs name (the copies left in them are known)" {
 	run keyed
 	echo "$output"
@@ -114,6 +123,11 @@ once() {
 }
 
 @test "layout: a placeholder left in a cover letter is one test, tools/preflight.sh's check_cover" {
-	once 'EDITME' 'EDITME'
-	[[ $(lines 'EDITME') == tools/preflight.sh:* ]]
+	only_in tools/preflight.sh 'EDITME|@\[A-Z\]'
+	[ "$(lines 'grep .*(EDITME|@\[A-Z\])' | wc -l)" -eq 2 ]
+}
+
+@test "layout: a lock is taken one way, tools/lib-run.sh's wf_lock_file (wf_lock): another run holding it is exit 1 everywhere" {
+	once 'flock' '\bflock\b'
+	[[ $(lines '\bflock\b') == tools/lib-run.sh:* || $(lines '\bflock\b') == tools/lib/run.sh:* ]]
 }

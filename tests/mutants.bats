@@ -122,7 +122,7 @@ mutants() {
 	mutants add-subtracts
 	wait
 	echo "$output"
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
 	[ "${lines[-1]}" = "mutants: error: another make mutants is writing to $WF_MUTANTS_OUT (lock: $WF_MUTANTS_OUT/lock)" ]
 }
 

@@ -17,10 +17,17 @@
 # wf_lock NAME: hold $WF_CACHE/NAME.lock until this process and its
 # children exit; dies when another run holds it.
 wf_lock() {
-	local lock=$WF_CACHE/$1.lock
 	mkdir -p "$WF_CACHE"
-	exec {WF_LOCK_FD}>>"$lock"
-	flock -n "$WF_LOCK_FD" || die "another $1 is running on $WF_CACHE (lock: $lock)"
+	wf_lock_file "$WF_CACHE/$1.lock" "another $1 is running on $WF_CACHE"
+}
+
+# wf_lock_file FILE MESSAGE: hold the lock FILE until this process and its
+# children exit; when another run holds it, "MESSAGE (lock: FILE)" and
+# exit 1, as every command's lock refuses (validate's, make mutants' on
+# its output directory).
+wf_lock_file() {
+	exec {WF_LOCK_FD}>>"$1"
+	flock -n "$WF_LOCK_FD" || die "$2 (lock: $1)"
 }
 
 # wf_run_begin NAME [SCRATCH...]: read the marker an interrupted run of

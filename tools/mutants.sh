@@ -369,8 +369,7 @@ main() {
 	trap 'on_signal TERM 143' TERM
 	mkdir -p "$OUT"
 	# One run per output directory: another would remove this one's logs.
-	exec {LOCK_FD}>>"$OUT/lock"
-	flock -n "$LOCK_FD" || die "another make mutants is writing to $OUT (lock: $OUT/lock)"
+	wf_lock_file "$OUT/lock" "another make mutants is writing to $OUT"
 	rm -f "$OUT"/*.log
 	make_copy
 	read_mutants
