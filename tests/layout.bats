@@ -56,7 +56,8 @@ only_in() {
 	local found
 	found=$(lines "$2")
 	echo "$2: ${found:-none}"
-	[[ -n $found && -z $(grep -v "^$1:" <<<"$found") ]]
+	[[ -n $found ]] || return 1
+	if grep -qv "^$1:" <<<"$found"; then return 1; fi
 }
 
 @test "layout: the keyed files are what the checks' confs name (the copies left in them are known)" {
@@ -127,7 +128,36 @@ only_in() {
 	[ "$(lines 'grep .*(EDITME|@\[A-Z\])' | wc -l)" -eq 2 ]
 }
 
-@test "layout: a lock is taken one way, tools/lib-run.sh's wf_lock_file (wf_lock): another run holding it is exit 1 everywhere" {
+@test "layout: a lock is taken one way, tools/lib/run.sh's wf_lock_file (wf_lock): another run holding it is exit 1 everywhere" {
 	once 'flock' '\bflock\b'
-	[[ $(lines '\bflock\b') == tools/lib-run.sh:* || $(lines '\bflock\b') == tools/lib/run.sh:* ]]
+	[[ $(lines '\bflock\b') == tools/lib/run.sh:* ]]
+}
+
+@test "layout: tools/ holds the user's verbs and the keyed files, tools/lib/ their libraries, dev/ the developers' harness" {
+	local f n bad=()
+	local -a keys
+	mapfile -t keys < <(keyed)
+	# A library left in tools/ is one the checks name (keyed); tools/lib.sh
+	# is sourced by the checks' run too.
+	for f in "$TOOLS"/lib*.sh; do
+		f=tools/${f##*/}
+		[[ $f == tools/lib.sh || " ${keys[*]} " == *" $f "* ]] || bad+=("$f: a library outside tools/lib/")
+	done
+	# The harness is in dev/, not among the verbs.
+	for n in faults mutants mutants-random coverage bench-validate bench-distcc; do
+		[[ ! -e $TOOLS/$n.sh ]] || bad+=("tools/$n.sh: harness among the verbs")
+		[[ -x $DEV/$n.sh ]] || bad+=("dev/$n.sh: missing")
+	done
+	# Libraries are sourced, never run.
+	for f in "$TOOLS"/lib/*.sh "$DEV"/lib/*.sh; do
+		[[ ! -x $f ]] || bad+=("${f#"$REPO_ROOT"/}: executable")
+	done
+	# Each make target runs a verb of tools/ (or the runner, the tests),
+	# and only the harness' targets run dev/.
+	# shellcheck disable=SC2016 # make's $(call ...), no shell expansion
+	n=$(sed -n 's/^\t@\$(call run,.*\(dev\/[a-z-]*\.sh\).*/\1/p' "$REPO_ROOT/Makefile" | sort -u | paste -sd ' ')
+	[[ $n == "dev/bench-distcc.sh dev/bench-validate.sh dev/coverage.sh dev/faults.sh dev/mutants.sh" ]] ||
+		bad+=("Makefile runs: $n")
+	echo "${bad[*]}"
+	[[ ${#bad[@]} -eq 0 ]]
 }

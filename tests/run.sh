@@ -14,7 +14,7 @@
 # with no suite of their own: deps, build, checkpatch, status, all-branches, the
 # order of the stages; and this script), port.bats (make port on two fixture branches),
 # recovery.bats (each tool's recovery from the state a killed run
-# leaves), faults.bats (tools/faults.sh with small counts), qemu.bats (the runner and the smoke test; one build of the
+# leaves), faults.bats (dev/faults.sh with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), qemu-standin.bats (the runner with a
 # stand-in for QEMU, no kernel), stress.bats (tools/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
@@ -27,7 +27,7 @@
 # cross check: clang for each Debian architecture, on it), kconfig.bats
 # (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
 # bisect.bats, status.bats (the exit status of each command through
-# ./wf), mutants.bats (tools/mutants.sh on a fixture) and
+# ./wf), mutants.bats (dev/mutants.sh on a fixture) and
 # cost-stages.bats (tools/cost-stages.sh without a kernel), docs.bats
 # (the documents against the code: every setting listed), layout.bats
 # (one copy of each shared helper, each file in its room), and, in the

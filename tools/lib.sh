@@ -337,8 +337,8 @@ patch_files() {
 }
 
 # Crash safety: locks, run markers, recovery.
-# shellcheck source=tools/lib-run.sh
-. "$WF_HOME/tools/lib-run.sh"
+# shellcheck source=tools/lib/run.sh
+. "$WF_HOME/tools/lib/run.sh"
 
 # --- the branch --------------------------------------------------------------
 # Known as soon as this file is sourced, so that every path a script sets

@@ -28,8 +28,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-sent.sh
-. "$WF_HOME/tools/lib-sent.sh"
+# shellcheck source=tools/lib/sent.sh
+. "$WF_HOME/tools/lib/sent.sh"
 
 RESULTS_JSON=${WF_VALIDATE_RESULTS:-$WF_OUT/validate/results.json}
 
@@ -45,7 +45,7 @@ usage() {
 # (check_validation judges it by the tip's result).  A skip without a log
 # (not selected, not run) is no verdict.  Readers of validate's
 # results (doc/results.md): this, tools/status.sh, tools/kcidb.sh and
-# the faults rows (tools/lib-faults-*.sh).
+# the faults rows (dev/lib/faults-*.sh).
 validation_results() {
 	[[ -e $RESULTS_JSON ]] || return 0
 	jq -r '.checks as $checks | .commits[] | . as $c | $checks[] | . as $k | $c.results[$k] as $r |

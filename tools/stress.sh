@@ -60,16 +60,16 @@
 # next run says what it cleaned up (lock and marker: tools/lib.sh).
 # WF_TEST_STRESS_RUN and WF_TEST_STRESS_MKINITRAMFS replace qemu-boot/run.sh and
 # qemu-boot/mkinitramfs.sh (tests/fixtures/stress: a guest without a
-# kernel, for the tests and tools/faults.sh).
+# kernel, for the tests and dev/faults.sh).
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=runner/lib.sh
 . "$WF_HOME/runner/lib.sh"
-# shellcheck source=tools/lib-stress-cache.sh
-. "$WF_HOME/tools/lib-stress-cache.sh"
-# shellcheck source=tools/lib-stress-report.sh
-. "$WF_HOME/tools/lib-stress-report.sh"
+# shellcheck source=tools/lib/stress-cache.sh
+. "$WF_HOME/tools/lib/stress-cache.sh"
+# shellcheck source=tools/lib/stress-report.sh
+. "$WF_HOME/tools/lib/stress-report.sh"
 
 GUEST=$WF_HOME/qemu-boot
 # The cost figures last recorded, and how far above them a ratio is

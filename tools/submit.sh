@@ -7,7 +7,7 @@
 # (default $WF_OUT/submit/vN/), one .eml file per message, with the
 # cover letter as written (cover.txt) and a draft record (record); review
 # them, then "make send" (tools/send.sh) sends them and records vN in
-# cover-letters/<id>/sent/vN/ (lib-sent.sh), or the user sends them with her
+# cover-letters/<id>/sent/vN/ (tools/lib/sent.sh), or the user sends them with her
 # own git send-email and records them (make record-sent).  Rehearsals
 # (make rehearse) are no revisions: they count for nothing here.  The b4
 # work repo's SMTP server is /bin/false on purpose.
@@ -62,10 +62,10 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-sent.sh
-. "$WF_HOME/tools/lib-sent.sh"
-# shellcheck source=tools/lib-submit-mail.sh
-. "$WF_HOME/tools/lib-submit-mail.sh"
+# shellcheck source=tools/lib/sent.sh
+. "$WF_HOME/tools/lib/sent.sh"
+# shellcheck source=tools/lib/submit-mail.sh
+. "$WF_HOME/tools/lib/submit-mail.sh"
 
 B4_DIR=${WF_B4_DIR:-$WF_CACHE/b4/linux}
 B4_LOG=$B4_DIR.log

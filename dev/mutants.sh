@@ -3,8 +3,8 @@
 # time in a scratch copy of the checkout and run the tests meant to catch
 # it.  A mutant that no test kills (a survivor) is a missing test.
 #
-#   tools/mutants.sh [NAME...]     run the mutants (all, or those named)
-#   tools/mutants.sh --coverage    the mutants aiming at each check and command
+#   dev/mutants.sh [NAME...]     run the mutants (all, or those named)
+#   dev/mutants.sh --coverage    the mutants aiming at each check and command
 #
 # A mutant is one file, tests/mutants/<name>.patch: header lines, a blank
 # line, then a unified diff as "git diff" prints it (paths a/ and b/ from
@@ -34,7 +34,7 @@
 # of each run is kept in out/mutants/ (<name>.log, base-<n>.log).
 #
 # Coverage: every check directory (checks/*/ with a run), every command
-# (tools/*.sh but lib*.sh) and every file of the runner (runner/*.sh)
+# (tools/*.sh but lib*.sh; dev/*.sh, the harness) and every file of the runner (runner/*.sh)
 # should be the target of a mutant, one whose diff touches a file of that
 # directory or that script.
 # --coverage lists the mutants aiming at each and exits 1 naming those
@@ -49,11 +49,11 @@
 set -euo pipefail
 WF_PROG=mutants
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tools/lib.sh"
 # shellcheck source=runner/lib.sh
 . "$WF_HOME/runner/lib.sh"
-# shellcheck source=tools/lib-mutants-report.sh
-. "$WF_HOME/tools/lib-mutants-report.sh"
+# shellcheck source=dev/lib/mutants-report.sh
+. "$WF_HOME/dev/lib/mutants-report.sh"
 
 TOP=${WF_MUTANTS_TOP:-$WF_HOME}
 MDIR=${WF_MUTANTS_DIR:-$TOP/tests/mutants}
@@ -63,7 +63,7 @@ SCRATCH=''
 CHILD=''
 
 usage() {
-	echo "usage: tools/mutants.sh [--coverage] [NAME...]" >&2
+	echo "usage: dev/mutants.sh [--coverage] [NAME...]" >&2
 	exit 2
 }
 

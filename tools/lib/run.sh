@@ -11,7 +11,7 @@
 # a dead run's whenever the command holds its lock, marker or not (a
 # signal during an EXIT trap can remove the marker before them): they are
 # cleaned up too.  WF_TEST_NO_RECOVERY=1 skips that cleanup, to show that
-# tools/faults.sh notices a tool that does not recover.
+# dev/faults.sh notices a tool that does not recover.
 # shellcheck shell=bash
 
 # wf_lock NAME: hold $WF_CACHE/NAME.lock until this process and its
@@ -37,7 +37,7 @@ wf_lock_file() {
 # patterns) this run keeps only while it runs: every version of its
 # marker lists them, one "scratch=PATTERN" line each, so that whoever
 # finds the marker of a killed run knows what that run may have left
-# (tools/faults.sh checks that the next run leaves none of it).
+# (dev/faults.sh checks that the next run leaves none of it).
 wf_run_begin() {
 	local marker=$WF_CACHE/$1.run line
 	WF_RUN_NAME=$1 WF_PREV_RUN='' WF_REPAIRED=() WF_PREV_SCRATCH=()
@@ -263,7 +263,7 @@ recover_worktree() {
 # scratch_worktree DIR COMMIT: DIR becomes a worktree of the cache repo,
 # detached at COMMIT (git rewrites only the files that differ).  Call
 # recover_worktree first.  A DIR that is a worktree of another repo (the
-# same cache used with another WF_REPO: tools/faults.sh's, then the
+# same cache used with another WF_REPO: dev/faults.sh's, then the
 # per-branch one of make port) is made again.
 scratch_worktree() {
 	local dir=$1 commit=$2 theirs ours

@@ -114,11 +114,11 @@ require_cover_format() {
 
 
 # changelog REV PREV RANGEDIFF: a "Changes in vREV:" section summarising
-# the range-diff against vPREV (tools/changelog.awk), and the link to vPREV.
+# the range-diff against vPREV (tools/lib/changelog.awk), and the link to vPREV.
 changelog() {
 	local rev=$1 prev=$2 rd=$3 msgid
 	printf 'Changes in v%s:\n' "$rev"
-	awk -f "$WF_HOME/tools/changelog.awk" "$rd"
+	awk -f "$WF_HOME/tools/lib/changelog.awk" "$rd"
 	msgid=$(sent_field "$prev" message-id | tr -d '<>')
 	if [[ -n $msgid ]]; then
 		# shellcheck disable=SC2059 # the link mask is the format
