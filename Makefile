@@ -101,11 +101,11 @@ stress: rebuild $(STRESS_AFTER)
 
 ## bench-validate: rebuild, then time validate against a naive git rebase --exec loop (long)
 bench-validate: rebuild
-	@$(call run,tools/bench-validate.sh)
+	@$(call run,dev/bench-validate.sh)
 
 ## bench-distcc: the tip built twice from an empty ccache, locally and through a distccd on loopback: times, ratio, objects compared (CONFIG=)
 bench-distcc:
-	@$(call run,tools/bench-distcc.sh $(CONFIG))
+	@$(call run,dev/bench-distcc.sh $(CONFIG))
 
 ## submit: write the series as mail with b4 into out/<id>/submit/vN (never sends; REV=N, COVER=file, SENDER='Name <addr>', NEW_CHANGE_ID=1, CC_SELF=1, FORCE=1)
 submit: rebuild
@@ -143,18 +143,18 @@ bisect:
 ## faults: kill each command at SEED-chosen moments (KILLS= per command, default 20; AIM=1 at each phase of its run marker), re-run, compare; then validate and stress on a full tmpfs, and validate with its whole cache on one (ROWS=full-disk; long; not in all)
 .PHONY: faults
 faults:
-	@$(call run,tools/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS))
+	@$(call run,dev/faults.sh $(if $(SEED),-s $(SEED)) $(if $(KILLS),-k $(KILLS)) $(if $(filter 1,$(AIM)),-a) $(ROWS))
 
 ## mutants: plant each bug of tests/mutants/ in a scratch copy and run the tests meant to catch it; a survivor is a missing test (MUTANTS=a,b those only; MUTANTS_TIMEOUT=s per mutant; RANDOM=N SEED=S: N bugs drawn at random instead, with the survival rate; not in test)
 .PHONY: mutants
 comma := ,
 mutants:
-	@$(call run,$(if $(RANDOM),tools/mutants-random.sh --count $(RANDOM) $(if $(SEED),-s $(SEED)),tools/mutants.sh $(subst $(comma), ,$(MUTANTS))))
+	@$(call run,$(if $(RANDOM),dev/mutants-random.sh --count $(RANDOM) $(if $(SEED),-s $(SEED)),dev/mutants.sh $(subst $(comma), ,$(MUTANTS))))
 
 ## coverage: the tools' tests with bash's xtrace on: per directory and script, its lines of code the tests run and, in out/coverage/, those they never run (SUITES=a.bats,b.bats those only; not in test)
 .PHONY: coverage
 coverage:
-	@$(call run,tools/coverage.sh $(subst $(comma), ,$(SUITES)))
+	@$(call run,dev/coverage.sh $(subst $(comma), ,$(SUITES)))
 
 ## test: the tests of the tools (fixtures) and of the real series
 test: deps
@@ -166,7 +166,7 @@ test-tools: deps
 
 ## lint: shellcheck the scripts and the tests (also: functions whose set -e an if or || turns off)
 lint:
-	@shellcheck -x --enable=check-set-e-suppressed wf tools/*.sh runner/*.sh checks/*/run \
+	@shellcheck -x --enable=check-set-e-suppressed wf tools/*.sh tools/lib/*.sh dev/*.sh dev/lib/*.sh runner/*.sh checks/*/run \
 		checks/sparse/sparse-cc checks/qemu/boot qemu-boot/*.sh \
 		tests/*.sh .ci/run tests/*.bats tests/*.bash tests/fixtures/validate/boot.sh \
 		tests/fixtures/validate/guest-run.sh

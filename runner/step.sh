@@ -13,7 +13,7 @@ label() {
 
 # progress I RESULT WHAT: one line on stderr, and the start of a step in
 # OUTDIR/timings.tsv (time, commit, result, step; a step lasts until the
-# next line), for tools/bench-validate.sh and whoever wonders where the
+# next line), for dev/bench-validate.sh and whoever wonders where the
 # time goes.
 progress() {
 	# (a full disk loses the line: the report, written last, says so)

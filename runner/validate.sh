@@ -199,7 +199,7 @@ branch_note() {
 
 # take_lock: one run per cache (wf_lock: another run is refused, exit 1,
 # as every command's lock refuses), marked in $WF_CACHE/validate.run with its
-# scratch directory (tools/lib-run.sh); the results being made
+# scratch directory (tools/lib/run.sh); the results being made
 # (RESULTS/tmp) are gone however the run ends, and a killed run's are
 # removed now.
 take_lock() {

@@ -34,6 +34,13 @@ setup() {
 	git -C "$WF_REPO" rev-parse -q --verify refs/tags/base/6.1.100-1
 }
 
+@test "base: the import's committer is every tool commit's (wf_committer_env), WF_COMMITTER_* included" {
+	"$TOOLS/base.sh"
+	[ "$(git -C "$WF_REPO" log -1 --format='%cn <%ce>' refs/tags/base/6.1.99-1)" = "sysctl-wf <sysctl-wf@localhost>" ]
+	WF_COMMITTER_NAME=Other WF_COMMITTER_EMAIL=other@home.arpa WF_PKG_VERSION=6.1.100-1 "$TOOLS/base.sh"
+	[ "$(git -C "$WF_REPO" log -1 --format='%cn <%ce>' refs/tags/base/6.1.100-1)" = "Other <other@home.arpa>" ]
+}
+
 @test "base: a missing tarball is named, with the package to install" {
 	rm "$WF_SRC_DIR/linux-source-6.1.tar.xz"
 	run "$TOOLS/base.sh"

@@ -7,8 +7,8 @@
 # refuses, is said in one line and its jobs are compiled here.
 
 load test_helper
-# shellcheck source=tools/lib-distccd.sh
-. "$BATS_TEST_DIRNAME/../tools/lib-distccd.sh"
+# shellcheck source=dev/lib/distccd.sh
+. "$BATS_TEST_DIRNAME/../dev/lib/distccd.sh"
 
 setup() {
 	setup_validate_fixture
@@ -22,7 +22,7 @@ teardown() {
 	[[ -z ${DISTCCD_PID:-} ]] || kill "$DISTCCD_PID" 2>/dev/null || true
 }
 
-# start_distccd [ALLOW]: a distccd of tools/lib-distccd.sh on loopback,
+# start_distccd [ALLOW]: a distccd of dev/lib/distccd.sh on loopback,
 # allowing ALLOW (default 127.0.0.1/32), 2 jobs.
 start_distccd() {
 	start_loopback_distccd distccd "${1:-127.0.0.1/32}" 2
@@ -178,7 +178,7 @@ print: ; @echo "$$WF_DISTCC_HOSTS"')" = "h1/4" ]
 }
 
 @test "bench-distcc: the fixture built locally and through its own loopback distccd: times, the same objects" {
-	run "$TOOLS/bench-distcc.sh" -d "$BATS_TEST_TMPDIR/bench" -s "$WF_REPO" boot
+	run "$DEV/bench-distcc.sh" -d "$BATS_TEST_TMPDIR/bench" -s "$WF_REPO" boot
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qE '^local +\| [0-9]+ s +\| - +\| 0$' <<<"$output"
@@ -193,11 +193,11 @@ print: ; @echo "$$WF_DISTCC_HOSTS"')" = "h1/4" ]
 
 @test "bench-distcc: a tree that does not build is named in one line, exit 1" {
 	validate_commit_edit kernel/names.c 's/return 3;/return 3/' "sysctl: Break the build"
-	run "$TOOLS/bench-distcc.sh" -d "$BATS_TEST_TMPDIR/bench" -s "$WF_REPO" boot
+	run "$DEV/bench-distcc.sh" -d "$BATS_TEST_TMPDIR/bench" -s "$WF_REPO" boot
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ ${lines[-1]} == "bench-distcc: error: the local build of boot failed (exit 1; log: $BATS_TEST_TMPDIR/bench/local/build/build.log)" ]]
-	run "$TOOLS/bench-distcc.sh" -s "$BATS_TEST_TMPDIR/nowhere"
+	run "$DEV/bench-distcc.sh" -s "$BATS_TEST_TMPDIR/nowhere"
 	[ "$status" -eq 2 ]
 	[[ $output == "bench-distcc: error: $BATS_TEST_TMPDIR/nowhere is not a kernel tree (no Makefile)" ]]
 }

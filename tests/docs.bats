@@ -10,7 +10,7 @@ bats_require_minimum_version 1.5.0
 # set variables, they do not define settings).
 project_scripts() {
 	cd "$REPO_ROOT" &&
-		git ls-files -- tools runner checks qemu-boot Makefile wf tests/run.sh tests/test_helper.bash \
+		git ls-files -- tools dev runner checks qemu-boot Makefile wf tests/run.sh tests/test_helper.bash \
 			tests/faults-fixture.sh '*.bats' | grep -v '^tests/mutants/'
 }
 
@@ -53,8 +53,8 @@ project_scripts() {
 	[[ ${#bad[@]} -eq 0 ]]
 }
 
-@test "docs: no test edits a project script (sed -i on tools/, runner/, checks/ or qemu-boot/)" {
-	run grep -nE 'sed -i[^|;]*(tools|runner|checks|configs|qemu-boot|TOOLS|RUNNER|CHECKS|QEMU_BOOT)/' --exclude=docs.bats \
+@test "docs: no test edits a project script (sed -i on tools/, dev/, runner/, checks/ or qemu-boot/)" {
+	run grep -nE 'sed -i[^|;]*(tools|[^>]/dev|runner|checks|configs|qemu-boot|TOOLS|DEV|RUNNER|CHECKS|QEMU_BOOT)/' --exclude=docs.bats \
 		"$REPO_ROOT"/tests/*.bats "$REPO_ROOT"/tests/*.bash
 	echo "$output"
 	[[ $status -eq 1 ]]
@@ -86,7 +86,7 @@ project_scripts() {
 	run grep -nE "sed -n '[0-9,]+p' \"\\\$0\"" "${scripts[@]}"
 	echo "$output"
 	[[ $status -eq 1 ]]
-	for s in runner/validate.sh tools/bench-validate.sh qemu-boot/run.sh; do
+	for s in runner/validate.sh dev/bench-validate.sh qemu-boot/run.sh; do
 		run --separate-stderr "$REPO_ROOT/$s" -Z
 		# shellcheck disable=SC2154 # set by run --separate-stderr
 		echo "$s: $stderr"
@@ -126,7 +126,7 @@ reads() {
 			files=()
 			if [[ $section == Settings || $section == 'Test hooks' ]]; then
 				while read -r f; do
-					for file in "$f" "tools/$f"; do
+					for file in "$f" "tools/$f" "dev/$f"; do
 						[[ -f $REPO_ROOT/$file ]] && { files+=("$file"); break; }
 					done
 				done < <(cell_code 3 "$row")
@@ -136,7 +136,7 @@ reads() {
 				for file in "${files[@]}"; do
 					# (it, or a library of the project it sources)
 					# shellcheck disable=SC2016 # a dollar sign to match
-					mapfile -t libs < <(sed -nE 's#^\s*\. "\$WF_HOME/((tools|runner)/[a-z-]+\.sh)"$#'"$REPO_ROOT"'/\1#p' \
+					mapfile -t libs < <(sed -nE 's#^\s*\. "\$WF_HOME/((tools|tools/lib|dev/lib|runner)/[a-z-]+\.sh)"$#'"$REPO_ROOT"'/\1#p' \
 						"$REPO_ROOT/$file")
 					reads "$name" "$REPO_ROOT/$file" "${libs[@]}" || bad+=("$name (not read by $file)")
 				done
@@ -155,8 +155,8 @@ recipe() {
 	printf '%s\n' "$text"
 	while read -r s; do
 		cat "$REPO_ROOT/$s"
-		grep -oE 'tools/lib-[a-z-]+\.sh' "$REPO_ROOT/$s" | sort -u | sed "s#^#$REPO_ROOT/#" | xargs -r cat
-	done < <(grep -oE '(tools|runner|tests)/[a-z-]+\.sh' <<<"$text" | sort -u)
+		grep -oE '(tools/lib-|tools/lib/|dev/lib/)[a-z-]+\.sh' "$REPO_ROOT/$s" | sort -u | sed "s#^#$REPO_ROOT/#" | xargs -r cat
+	done < <(grep -oE '(tools|dev|runner|tests)/[a-z-]+\.sh' <<<"$text" | sort -u)
 }
 
 @test "docs: each make variable of doc/settings.md reaches each target it names" {
@@ -224,18 +224,18 @@ guest_lists() {
 	[[ ${#bad[@]} -eq 0 ]]
 }
 
-@test "docs: the rows of make faults are listed alike in tools/faults.sh's ALL_ROWS and its usage, each a row_<name>_cmd" {
+@test "docs: the rows of make faults are listed alike in dev/faults.sh's ALL_ROWS and its usage, each a row_<name>_cmd" {
 	local code usage text n bad=()
-	code=$(sed -n 's/^ALL_ROWS=(\(.*\))$/\1/p' "$REPO_ROOT/tools/faults.sh")
-	text=$("$REPO_ROOT/tools/faults.sh" -h | tr '\n' ' ')
+	code=$(sed -n 's/^ALL_ROWS=(\(.*\))$/\1/p' "$REPO_ROOT/dev/faults.sh")
+	text=$("$REPO_ROOT/dev/faults.sh" -h | tr '\n' ' ')
 	[[ $text =~ COMMAND:\ ([^\(]*)\ \(default:\ all,\ in\ that\ order\) ]]
 	usage=$(sed 's/,//g; s/  */ /g' <<<"${BASH_REMATCH[1]}")
 	echo "ALL_ROWS: $code"
 	echo "usage:    $usage"
 	[[ -n $code && $usage == "$code" ]]
 	for n in $code; do
-		[[ $n == full-disk ]] || grep -qE "^row_${n//-/_}_cmd\(\)" "$REPO_ROOT/tools/lib-faults-rows.sh" || bad+=("$n")
+		[[ $n == full-disk ]] || grep -qE "^row_${n//-/_}_cmd\(\)" "$REPO_ROOT/dev/lib/faults-rows.sh" || bad+=("$n")
 	done
-	echo "no row_<name>_cmd in tools/lib-faults-rows.sh: ${bad[*]}"
+	echo "no row_<name>_cmd in dev/lib/faults-rows.sh: ${bad[*]}"
 	[[ ${#bad[@]} -eq 0 ]]
 }

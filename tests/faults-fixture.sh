@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A fixture checkout and cache for tools/faults.sh's validate, stress,
+# A fixture checkout and cache for dev/faults.sh's validate, stress,
 # submit, send and trailers rows: no kernel is built, no QEMU runs,
 # nothing leaves this machine.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tools/faults.sh (make faults): kill every command at random moments,
+# dev/faults.sh (make faults): kill every command at random moments,
 # run it again, compare; with small counts on fixture series.  Its kills
 # land at moments drawn within measured durations: tests/run.sh runs this
 # suite alone, before the others.  Each tool's recovery paths, on the
@@ -30,7 +30,7 @@ show_failed_kills() {
 # prints for the scratch paths the run marker MARKER lists.
 left_by_marker() {
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	run bash -c '. "$1/tools/lib.sh"; FAULTS=$WF_CACHE/faults; . "$1/tools/lib-faults-rows.sh"
+	run bash -c '. "$1/tools/lib.sh"; FAULTS=$WF_CACHE/faults; . "$1/dev/lib/faults-rows.sh"
 		declare -A ROW_SCRATCH=(); marker_phase "$2"; leftovers | grep "^left: " || true' _ "$REPO_ROOT" "$1"
 }
 
@@ -61,7 +61,7 @@ left_by_marker() {
 }
 
 @test "faults: every command recovers from every kill on the fixture series" {
-	run "$TOOLS/faults.sh" -s 7 -k 2 rebuild base export other-base bisect
+	run "$DEV/faults.sh" -s 7 -k 2 rebuild base export other-base bisect
 	echo "$output"
 	show_failed_kills
 	[ "$status" -eq 0 ]
@@ -78,7 +78,7 @@ left_by_marker() {
 }
 
 @test "faults: port recovers from every kill on the fixture series" {
-	run "$TOOLS/faults.sh" -s 11 -k 4 port
+	run "$DEV/faults.sh" -s 11 -k 4 port
 	echo "$output"
 	show_failed_kills
 	[ "$status" -eq 0 ]
@@ -88,7 +88,7 @@ left_by_marker() {
 @test "faults: validate, stress, submit and send recover on the fixture of tests/faults-fixture.sh" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	export FIXTURE_STRESS_DELAY=0.05
-	CHECKS=boot,qemu run "$TOOLS/faults.sh" -n -s 5 -k 1 validate stress submit send
+	CHECKS=boot,qemu run "$DEV/faults.sh" -n -s 5 -k 1 validate stress submit send
 	echo "$output"
 	show_failed_kills
 	[ "$status" -eq 0 ]
@@ -99,7 +99,7 @@ left_by_marker() {
 
 @test "faults: trailers recovers from a kill in each phase of its marker, on the fixture of tests/faults-fixture.sh" {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
-	run "$TOOLS/faults.sh" -n -s 1 -k 4 -a trailers
+	run "$DEV/faults.sh" -n -s 1 -k 4 -a trailers
 	echo "$output"
 	show_failed_kills
 	[ "$status" -eq 0 ]
@@ -112,7 +112,7 @@ left_by_marker() {
 	# Each message's answer 2 s late: most kills land between the final
 	# dot and the answer, where send cannot know whether it arrived.
 	export SMTP_FIXTURE_STALL=2
-	run "$TOOLS/faults.sh" -n -s 9 -k 3 send
+	run "$DEV/faults.sh" -n -s 9 -k 3 send
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qE "^send +\| 3 +\| 3/3 +\| 3/3$" <<<"$output"
@@ -136,7 +136,7 @@ left_by_marker() {
 	# over the whole run can all miss the windows that need a cleanup;
 	# with export's 60 ms, four kills on a busy machine sometimes did: 12
 	# make a miss of all of them unlikely.)
-	WF_TEST_NO_RECOVERY=1 run "$TOOLS/faults.sh" -a -s 3 -k 12 export
+	WF_TEST_NO_RECOVERY=1 run "$DEV/faults.sh" -a -s 3 -k 12 export
 	echo "$output"
 	[ "$status" -eq 1 ]
 	grep -qE '^export +\| [0-9]+ +\| ' <<<"$output"
@@ -160,7 +160,7 @@ left_by_marker() {
 	# lands, so seeds are tried until one does.
 	local seed found=''
 	for seed in 3 4 5 6 7 8; do
-		WF_TEST_NO_RECOVERY=1 run "$TOOLS/faults.sh" -a -s "$seed" -k 1 export
+		WF_TEST_NO_RECOVERY=1 run "$DEV/faults.sh" -a -s "$seed" -k 1 export
 		echo "seed $seed: $output"
 		grep -qE '^export +\| 1 +\| 0/1 +\| 0/1$' <<<"$output" || continue
 		[ "$status" -eq 1 ]
@@ -172,7 +172,7 @@ left_by_marker() {
 }
 
 @test "faults: -a aims the kills at each phase of the command's run marker" {
-	run "$TOOLS/faults.sh" -a -s 5 -k 6 rebuild
+	run "$DEV/faults.sh" -a -s 5 -k 6 rebuild
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# The reference run's phases, as rebuild notes them, in order.
@@ -190,7 +190,7 @@ left_by_marker() {
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	export FAULTS_FULL_DISK_SIZE=16k FAULTS_FULL_DISK_STRESS_SIZE=1536k FAULTS_FULL_DISK_CACHE_SIZE=16k
 	require TMPFS
-	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$TOOLS/faults.sh" -n full-disk
+	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$DEV/faults.sh" -n full-disk
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qE '^validate +\| 16k +\| 3 +\| [1-9][0-9]* result\(s\) named +\| identical$' <<<"$output"
@@ -207,14 +207,14 @@ left_by_marker() {
 	# A validate that calls a full disk a failed build, and a stress
 	# that does not look at the disk: both rows short, the run fails.
 	mkdir "$BATS_TEST_TMPDIR/wf"
-	cp -a "$REPO_ROOT/tools" "$REPO_ROOT/runner" "$REPO_ROOT/checks" "$REPO_ROOT/configs" "$REPO_ROOT/qemu-boot" \
+	cp -a "$REPO_ROOT/tools" "$REPO_ROOT/dev" "$REPO_ROOT/runner" "$REPO_ROOT/checks" "$REPO_ROOT/configs" "$REPO_ROOT/qemu-boot" \
 		"$BATS_TEST_TMPDIR/wf/"
 	# (the two bugs are mutants of their own; here they show that the
 	# row notices them)
 	for m in validate-full-disk-failed stress-full-disk-unchecked; do
 		git -C "$BATS_TEST_TMPDIR/wf" apply "$REPO_ROOT/tests/mutants/$m.patch"
 	done
-	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$BATS_TEST_TMPDIR/wf/tools/faults.sh" -n full-disk
+	FIXTURE_STRESS_DELAY=0.05 CHECKS=boot,qemu run "$BATS_TEST_TMPDIR/wf/dev/faults.sh" -n full-disk
 	echo "$output"
 	[ "$status" -eq 1 ]
 	grep -qE '^validate +\| 16k +\| 1 +\| NOT AN INFRASTRUCTURE ERROR: exit 1, not 3 ' <<<"$output"
@@ -225,7 +225,7 @@ left_by_marker() {
 }
 
 @test "faults: a second run on the same cache is refused and changes nothing" {
-	run "$TOOLS/faults.sh" -n -k 1 base
+	run "$DEV/faults.sh" -n -k 1 base
 	[ "$status" -eq 0 ]
 	faults=$WF_CACHE/branches/6.1/faults
 	cp -a "$faults" "$BATS_TEST_TMPDIR/before"
@@ -235,7 +235,7 @@ left_by_marker() {
 		flock -n "$WF_CACHE/branches/6.1/faults.lock" true || break
 		sleep 0.1
 	done
-	run "$TOOLS/faults.sh" -n -k 1 base
+	run "$DEV/faults.sh" -n -k 1 base
 	kill "$holder"
 	wait "$holder" || true
 	echo "$output"
@@ -247,10 +247,10 @@ left_by_marker() {
 @test "faults: never the workflow's cache unless WF_CACHE names it" {
 	unset WF_CACHE
 	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg
-	run "$TOOLS/faults.sh" -k x
+	run "$DEV/faults.sh" -k x
 	[ "$status" -eq 2 ]
 	[[ $output == *"KILLS 'x' is not a number"* ]]
-	run "$TOOLS/faults.sh" -n -k 0 base
+	run "$DEV/faults.sh" -n -k 0 base
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ ${lines[0]} == "faults: cache $XDG_CACHE_HOME/sysctl-wf-faults (WF_CACHE), seed 1, 0 kill(s) per command: base" ]]

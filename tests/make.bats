@@ -33,8 +33,9 @@ setup() {
 
 @test "all-branches: make all on each topic branch in turn, then a table; a failing branch fails the run, not the next" {
 	local dir=$BATS_TEST_TMPDIR/wf
-	mkdir -p "$dir/tools"
-	cp "$TOOLS/all-branches.sh" "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$dir/tools/"
+	mkdir -p "$dir/tools/lib"
+	cp "$TOOLS/all-branches.sh" "$TOOLS/lib.sh" "$dir/tools/"
+	cp "$TOOLS/lib/run.sh" "$dir/tools/lib/"
 	# The stand-in for make all: it notes its branch, and fails on FAIL's.
 	# shellcheck disable=SC2016 # make's own $(BRANCH)
 	printf 'all:\n\t@echo "all $(BRANCH)" >>"%s"\n\t@test "$(BRANCH)" != "$(FAIL)"\n' "$dir/log" >"$dir/Makefile"
@@ -213,8 +214,10 @@ status_lines() {
 	# A checkout with a command, the library it sources and a suite that
 	# runs one branch of its if (by a relative path, as make does).
 	local fix=$BATS_TEST_TMPDIR/checkout
-	mkdir -p "$fix/tools" "$fix/tests"
-	cp "$TOOLS/coverage.sh" "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$fix/tools/"
+	mkdir -p "$fix/tools/lib" "$fix/dev" "$fix/tests"
+	cp "$DEV/coverage.sh" "$fix/dev/"
+	cp "$TOOLS/lib.sh" "$fix/tools/"
+	cp "$TOOLS/lib/run.sh" "$fix/tools/lib/"
 	cp "$REPO_ROOT/tests/run.sh" "$fix/tests/"
 	# shellcheck disable=SC2016,SC1003 # the script's own expansions, and a "\" that ends its line
 	printf '%s\n' '#!/usr/bin/env bash' 'set -euo pipefail' '. "$(dirname "$0")/lib-two.sh"' \
@@ -226,7 +229,7 @@ status_lines() {
 	printf '%s\n' '@test "two: twice" {' '	[ "$(cd "$BATS_TEST_DIRNAME/.." && tools/two.sh big)" = "big big" ]' '}' >"$fix/tests/two.bats"
 	git -C "$fix" init -q
 	git -C "$fix" add -A
-	run "$fix/tools/coverage.sh" two.bats 3>&-
+	run "$fix/dev/coverage.sh" two.bats 3>&-
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"coverage: [1/1] two.bats: 1 passed, 0 failed, 0 skipped"* ]]
@@ -304,7 +307,7 @@ status_lines() {
 # commands: the executable scripts a user or make runs (not the libraries).
 commands() {
 	local f
-	for f in "$1"/tools/*.sh "$1"/runner/*.sh "$1"/tests/run.sh "$1"/wf; do
+	for f in "$1"/tools/*.sh "$1"/dev/*.sh "$1"/runner/*.sh "$1"/tests/run.sh "$1"/wf; do
 		[[ -x $f && ${f##*/} != lib*.sh ]] && printf '%s\n' "$f"
 	done
 }
@@ -353,7 +356,7 @@ state() {
 	run make -s -n -C "$REPO_ROOT" cost-stages SAMPLES=100
 	[[ $output == *"tools/cost-stages.sh --samples 100 "* ]]
 	run make -s -n -C "$REPO_ROOT" mutants RANDOM=3
-	[[ $output == *"tools/mutants-random.sh --count 3 "* ]]
+	[[ $output == *"dev/mutants-random.sh --count 3 "* ]]
 	run make -s -n -C "$REPO_ROOT" send rehearse DRY_RUN=1
 	[ "$(grep -c -- '--dry-run' <<<"$output")" -eq 2 ]
 	run make -s -n -C "$REPO_ROOT" stress cost-stages send rehearse mutants CALLS=5 SAMPLES=100 RANDOM=3 DRY_RUN=1
@@ -367,9 +370,9 @@ state() {
 	[[ $output == *"error: CALLS must be a number, not 'lots'"* ]]
 	run "$TOOLS/cost-stages.sh" --samples 5
 	[[ $output == *"error: SAMPLES must be a number from 11 to 4096 (the kernel keeps 4096), not '5'"* ]]
-	run "$TOOLS/mutants-random.sh" --count x
+	run "$DEV/mutants-random.sh" --count x
 	[[ $output == *"error: RANDOM is not a number of mutants: x"* ]]
-	run "$TOOLS/faults.sh" --no-warm-up -k x
+	run "$DEV/faults.sh" --no-warm-up -k x
 	[[ $output == *"error: KILLS 'x' is not a number"* ]]
 	run "$TOOLS/preflight.sh" --no-messages "$BATS_TEST_TMPDIR/nothing"
 	[[ $output == *"error: $BATS_TEST_TMPDIR/nothing is not a revision written by tools/submit.sh"* ]]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tools/mutants.sh, the mutation run, on a fixture checkout: a tool, a
+# dev/mutants.sh, the mutation run, on a fixture checkout: a tool, a
 # check, the real tests/run.sh and a tiny suite, with mutants of the
 # test's own (WF_MUTANTS_DIR).
 
@@ -66,7 +66,7 @@ row() {
 # bats).
 mutants() {
 	mkdir -p "$BATS_TEST_TMPDIR/tmp"
-	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$TOOLS/mutants.sh" "$@" 3>&-
+	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$DEV/mutants.sh" "$@" 3>&-
 }
 
 @test "mutants: a mutant a test catches is killed, by that test; the others run only with the named ones" {
@@ -122,7 +122,7 @@ mutants() {
 	mutants add-subtracts
 	wait
 	echo "$output"
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
 	[ "${lines[-1]}" = "mutants: error: another make mutants is writing to $WF_MUTANTS_OUT (lock: $WF_MUTANTS_OUT/lock)" ]
 }
 
@@ -189,7 +189,7 @@ mutants() {
 @test "mutants: --coverage lists the mutants aiming at each check and command, and names those with none" {
 	mutant add-subtracts add.bats '^add:' tools/add.sh 's/+/-/'
 	printf '# sourced\n' >"$FIX/tools/lib.sh"
-	run "$TOOLS/mutants.sh" --coverage
+	run "$DEV/mutants.sh" --coverage
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"tools/add.sh"*" add-subtracts"* ]]
@@ -199,7 +199,7 @@ mutants() {
 	mutants
 	[[ $output == *"mutants: warning: no mutant aims at: checks/double"* ]]
 	mutant double-triples add.bats '^double' checks/double/run 's/\* 2/* 3/'
-	run "$TOOLS/mutants.sh" --coverage
+	run "$DEV/mutants.sh" --coverage
 	[ "$status" -eq 0 ]
 	[[ $output == *"checks/double"*" double-triples"* ]]
 }
@@ -216,7 +216,7 @@ mutants() {
 	mkdir -p "$FIX/tests/mutants"
 	printf 'tools/size.sh size.bats\ntools/add.sh -\n' >"$FIX/tests/mutants/random-suites.txt"
 	mkdir -p "$BATS_TEST_TMPDIR/tmp"
-	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$TOOLS/mutants-random.sh" -n 5 -s 7 3>&-
+	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$DEV/mutants-random.sh" -n 5 -s 7 3>&-
 	echo "$output"
 	[ "$status" -eq 1 ]
 	index=$FIX/out/mutants-random/seed-7/index.tsv
@@ -228,7 +228,7 @@ mutants() {
 	# Judged equivalent, with its reason: counted apart; the same draw.
 	printf '%s no caller reads its status\n' "$(awk -F'\t' '$3 == "status" { print $2 }' "$index")" \
 		>"$FIX/tests/mutants/equivalent.txt"
-	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$TOOLS/mutants-random.sh" -n 5 -s 7 3>&-
+	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$DEV/mutants-random.sh" -n 5 -s 7 3>&-
 	echo "$output"
 	[ "$status" -eq 0 ]
 	diff "$BATS_TEST_TMPDIR/first.tsv" "$index"
@@ -239,18 +239,18 @@ mutants() {
 @test "make mutants passes RANDOM= and SEED= to the random mutants" {
 	run make -s -n -C "$REPO_ROOT" mutants RANDOM=20 SEED=5
 	[ "$status" -eq 0 ]
-	[[ $output == "st=0; tools/mutants-random.sh --count 20 -s 5 || st=\$?; "* ]]
+	[[ $output == "st=0; dev/mutants-random.sh --count 20 -s 5 || st=\$?; "* ]]
 }
 
 @test "make mutants passes MUTANTS= as names" {
 	run make -s -n -C "$REPO_ROOT" mutants MUTANTS=a,b
 	[ "$status" -eq 0 ]
-	[[ $output == "st=0; tools/mutants.sh a b || st=\$?; "* ]]
+	[[ $output == "st=0; dev/mutants.sh a b || st=\$?; "* ]]
 }
 
 @test "mutants: every check directory and every command of this checkout has a mutant, and each applies" {
 	unset WF_MUTANTS_TOP WF_MUTANTS_DIR WF_MUTANTS_OUT
-	run "$TOOLS/mutants.sh" --coverage
+	run "$DEV/mutants.sh" --coverage
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# (a mutant the code moved away from is stale: it tests nothing)

@@ -187,3 +187,18 @@ Signed-off-by: Other <other@mail.example.com>"
 	run "$TOOLS/submit.sh"
 	[ "$status" -eq 0 ]
 }
+
+@test "preflight: b4's EDITME is a placeholder as @NAME@ is: one check refuses it, naming it; FORCE=1 too (b4 would not send it)" {
+	printf '\nEDITME: say what was tested\n' >>"$WF_TOP/cover-letters/6.1/v1.txt"
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"preflight: error: refusing: cover: the cover letter (cover-letters/6.1/v1.txt) still has b4's placeholder EDITME: fill it in"* ]]
+	[ ! -e "$WF_TOP/out/6.1/submit/v1" ]
+	run "$TOOLS/submit.sh" -f
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"preflight: error: refusing: cover: the cover letter (cover-letters/6.1/v1.txt) still has b4's placeholder EDITME: fill it in (b4 sends no cover letter with it, FORCE=1 or not)"* ]]
+	[[ $output != *"b4 send --no-sign failed"* ]]
+	[ ! -e "$WF_TOP/out/6.1/submit/v1" ]
+}

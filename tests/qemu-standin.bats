@@ -54,8 +54,9 @@ boot() {
 
 @test "runner: a line of bad-console.txt that is blank or an indented comment is no pattern" {
 	local wf=$BATS_TEST_TMPDIR/wf
-	mkdir -p "$wf/tools" "$wf/qemu-boot"
-	cp "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$wf/tools/"
+	mkdir -p "$wf/tools/lib" "$wf/qemu-boot"
+	cp "$TOOLS/lib.sh" "$wf/tools/"
+	cp "$TOOLS/lib/run.sh" "$wf/tools/lib/"
 	cp "$QEMU_BOOT/run.sh" "$QEMU_BOOT/ktap.awk" "$QEMU_BOOT/bad-console.txt" "$wf/qemu-boot/"
 	printf '   \n\t# an indented comment\n' >>"$wf/qemu-boot/bad-console.txt"
 	printf '[    0.000000] Linux version 6.1\n\t# an indented comment\nTAP version 13\n1..1\nok 1 - smoke\n' \

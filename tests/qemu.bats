@@ -278,8 +278,9 @@ QEMU
 
 @test "runner: the console patterns are those of bad-console.txt; a broken one is named" {
 	wf=$BATS_TEST_TMPDIR/wf
-	mkdir -p "$wf/tools" "$wf/qemu-boot"
-	cp "$TOOLS/lib.sh" "$TOOLS/lib-run.sh" "$wf/tools/"
+	mkdir -p "$wf/tools/lib" "$wf/qemu-boot"
+	cp "$TOOLS/lib.sh" "$wf/tools/"
+	cp "$TOOLS/lib/run.sh" "$wf/tools/lib/"
 	cp "$QEMU_BOOT/run.sh" "$QEMU_BOOT/ktap.awk" "$QEMU_BOOT/bad-console.txt" "$wf/qemu-boot/"
 	printf 'ok 1 - a\n[    1.5] sysctl-fixture: bad thing\n1..1\n' >"$BATS_TEST_TMPDIR/c.log"
 	run "$wf/qemu-boot/run.sh" -c "$BATS_TEST_TMPDIR/c.log"

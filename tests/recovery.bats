@@ -2,7 +2,7 @@
 # Crash safety: each recovery path of rebuild, base, export, other-base,
 # bisect, submit, send, trailers and stress, on the state a killed run leaves (a
 # marker, a half-made worktree, half-sent mail), and stress on a full
-# disk.  tools/faults.sh, which kills the commands at random moments, is
+# disk.  dev/faults.sh, which kills the commands at random moments, is
 # faults.bats's.
 
 load test_helper

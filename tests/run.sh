@@ -14,7 +14,7 @@
 # with no suite of their own: deps, build, checkpatch, status, all-branches, the
 # order of the stages; and this script), port.bats (make port on two fixture branches),
 # recovery.bats (each tool's recovery from the state a killed run
-# leaves), faults.bats (tools/faults.sh with small counts), qemu.bats (the runner and the smoke test; one build of the
+# leaves), faults.bats (dev/faults.sh with small counts), qemu.bats (the runner and the smoke test; one build of the
 # boot kernel the first time), qemu-standin.bats (the runner with a
 # stand-in for QEMU, no kernel), stress.bats (tools/stress.sh on that
 # kernel), validate.bats (the runner of the per-commit checks on a
@@ -28,9 +28,10 @@
 # arm64 check on it, with a stand-in guest), kconfig.bats
 # (the kconfig check, on it with the real base's init/Kconfig), trees.bats,
 # bisect.bats, status.bats (the exit status of each command through
-# ./wf), mutants.bats (tools/mutants.sh on a fixture) and
+# ./wf), mutants.bats (dev/mutants.sh on a fixture) and
 # cost-stages.bats (tools/cost-stages.sh without a kernel), docs.bats
-# (the documents against the code: every setting listed), and, in the
+# (the documents against the code: every setting listed), layout.bats
+# (one copy of each shared helper, each file in its room), and, in the
 # full run, the b4 suites (a minute or two each): submit.bats (b4 prep and
 # send -o, the revisions recorded in cover-letters/<id>/sent/), preflight.bats
 # (no revision without green checks), send.bats (make send through a real
@@ -56,7 +57,7 @@ summary=$(cd "$(dirname "$0")/.." && pwd)/out/test-summary
 summary=${WF_TEST_SUMMARY:-$summary}
 cd "$(dirname "$0")"
 suites=(base.bats rebuild.bats make.bats port.bats recovery.bats faults.bats qemu.bats qemu-standin.bats stress.bats validate.bats kcidb.bats schedule.bats configs.bats
-	checks.bats cross.bats arm64.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats)
+	checks.bats cross.bats arm64.bats kconfig.bats distcc.bats trees.bats bisect.bats status.bats mutants.bats cost-stages.bats docs.bats layout.bats)
 if [[ ${1:-} == --tools ]]; then
 	shift
 else

@@ -125,7 +125,7 @@ stress() {
 	run "$COPY_TOP/tools/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -P fuzz -C
 	[ "$status" -eq 0 ]
 	[[ $output == *"result kept from "* ]]
-	for lib in lib-stress-cache.sh lib-stress-report.sh; do
+	for lib in lib/stress-cache.sh lib/stress-report.sh; do
 		echo '# edited' >>"$COPY_TOP/tools/$lib"
 		run "$COPY_TOP/tools/stress.sh" -k "$KERNEL" -o "$BATS_TEST_TMPDIR/out" -n 1000 -T 1 -t 300 -P fuzz -C
 		[ "$status" -eq 0 ]
@@ -144,7 +144,7 @@ stress() {
 }
 
 @test "stress: the cost run boots the boot kernel make validate kept for the tip, and builds one otherwise" {
-	# The fixture of tools/faults.sh: the fixture kernel, a stand-in guest.
+	# The fixture of dev/faults.sh: the fixture kernel, a stand-in guest.
 	eval "$("$REPO_ROOT/tests/faults-fixture.sh" "$BATS_TEST_TMPDIR/fx")"
 	"$RUNNER/validate.sh" -c boot >/dev/null
 	run "$RUNNER/validate.sh" -k build-boot

@@ -142,7 +142,7 @@ use_checkout() {
 	 -:  ------- >  3:  047b806 net: Declare netdev_get_name()
 	 4:  4989751 =  4:  022bb3a MAINTAINERS: Add an entry
 	EOF
-	run awk -f "$TOOLS/changelog.awk" "$BATS_TEST_TMPDIR/rd"
+	run awk -f "$TOOLS/lib/changelog.awk" "$BATS_TEST_TMPDIR/rd"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output"
 	[ "$output" = "- Changed: sysctl: Add the entry point
@@ -197,7 +197,7 @@ use_checkout() {
 	printf 'Subject\n\nEDITME: body\n' >"$WF_TOP/cover-letters/6.1/v1.txt"
 	run "$TOOLS/submit.sh" -r 1
 	[ "$status" -eq 1 ]
-	[[ $output == *"cover-letters/6.1/v1.txt still has EDITME in it"* ]]
+	[[ $output == *"preflight: error: refusing: cover: the cover letter (cover-letters/6.1/v1.txt) still has b4's placeholder EDITME: fill it in"* ]]
 	rm "$WF_TOP/cover-letters/6.1/v1.txt"
 	run "$TOOLS/submit.sh" -r 1
 	[ "$status" -eq 1 ]
@@ -267,7 +267,7 @@ use_checkout() {
 	# So the next real post of 6.1 is v1.
 	# shellcheck disable=SC2034 # read by sent_revisions
 	SENT_DIR=$sent
-	eval "$(sed -n '/^sent_revisions()/,/^}/p' "$TOOLS/lib-sent.sh")"
+	eval "$(sed -n '/^sent_revisions()/,/^}/p' "$TOOLS/lib/sent.sh")"
 	[ -z "$(sent_revisions)" ]
 }
 

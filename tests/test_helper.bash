@@ -4,6 +4,8 @@
 
 REPO_ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 TOOLS=$REPO_ROOT/tools
+# shellcheck disable=SC2034 # used by the .bats files
+DEV=$REPO_ROOT/dev
 CHECKS=$REPO_ROOT/checks
 RUNNER=$REPO_ROOT/runner
 # shellcheck disable=SC2034 # used by the .bats files

@@ -887,7 +887,7 @@ html_cells() {
 	local b=$BATS_TEST_TMPDIR/bench
 	# base..topic: the fixture kernel's commit and these two; patch 2's
 	# first C file gets the comment.
-	run "$TOOLS/bench-validate.sh" -d "$b" -c checkpatch -k 2 -E
+	run "$DEV/bench-validate.sh" -d "$b" -c checkpatch -k 2 -E
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^3 result(s): [0-9]* failed, 0 from the cache (marked \*), 3 run now,' "$b/validate-cold.log"
@@ -904,7 +904,7 @@ html_cells() {
 	printf '%s\t%s\t%s\t%s\n' 100.0 0 start range 100.0 1 checkpatch checkpatch 101.0 1 boot boot \
 		111.0 1 qemu qemu 113.0 1 guest-off guest 114.0 1 sparse sparse 120.0 1 end report \
 		>"$BATS_TEST_TMPDIR/timings.tsv"
-	run "$TOOLS/bench-validate.sh" -s "$BATS_TEST_TMPDIR/timings.tsv"
+	run "$DEV/bench-validate.sh" -s "$BATS_TEST_TMPDIR/timings.tsv"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qE '^  builds \(base \+ every commit, per config\) +16\.0s$' <<<"$output"
@@ -912,7 +912,7 @@ html_cells() {
 	grep -qE '^  checks of the source \(incl. the checkout\) +1\.0s$' <<<"$output"
 	grep -qE '^  whole cold run / builds +1\.25x$' <<<"$output"
 	grep -qE '^  whole cold run / \(builds \+ boots\) +1\.05x$' <<<"$output"
-	run "$TOOLS/bench-validate.sh" -s "$BATS_TEST_TMPDIR/none.tsv"
+	run "$DEV/bench-validate.sh" -s "$BATS_TEST_TMPDIR/none.tsv"
 	[ "$status" -ne 0 ]
 	[[ $output == *"cannot read the timings $BATS_TEST_TMPDIR/none.tsv"* ]]
 }

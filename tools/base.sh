@@ -62,9 +62,9 @@ import_tarball() {
 	[[ $nfiles -eq $ngit ]] ||
 		die "import of $TOPIC_TARBALL took $ngit of $nfiles files"
 	date="$(stat -c %Y "$TOPIC_TARBALL") +0000"
-	commit=$(GIT_AUTHOR_NAME="Debian kernel source" GIT_AUTHOR_EMAIL=debian-kernel@lists.debian.org \
+	commit=$(wf_committer_env
+		GIT_AUTHOR_NAME="Debian kernel source" GIT_AUTHOR_EMAIL=debian-kernel@lists.debian.org \
 		GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
-		GIT_COMMITTER_NAME=sysctl-wf GIT_COMMITTER_EMAIL=sysctl-wf@localhost \
 		git -C "$WF_REPO" commit-tree "$tree" -m "Import $TOPIC_PACKAGE $ver" -m \
 		"Pristine import of $TOPIC_TARBALL as shipped by the Debian package
 $TOPIC_PACKAGE, version $ver ($nfiles files).")

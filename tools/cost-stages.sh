@@ -15,7 +15,7 @@
 # stages.txt, the table.
 # A patch that no longer applies is said in one line: regenerate it from
 # an instrumented copy of kernel/sysctl_binary.c.  A run holds its lock
-# and its marker ($WF_CACHE/cost-stages.run, tools/lib-run.sh); the
+# and its marker ($WF_CACHE/cost-stages.run, tools/lib/run.sh); the
 # table is written beside (stages.txt.tmp) and renamed.  After a killed
 # run, the next one says so in one line and cleans up what it left (the
 # worktree, a half-written table).

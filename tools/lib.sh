@@ -39,6 +39,8 @@ WF_PROG=${WF_PROG:-$(basename "$0" .sh)}
 # error.  die MESSAGE: the command failed (exit 1); bad_input MESSAGE: what
 # it was given is wrong (exit 2); infra_error MESSAGE: what it needs is
 # broken or missing, not the series (exit 3).  One line each, on stderr.
+# A run that had begun (wf_run_begin) ends cleanly on bad input: its
+# marker goes, or the next run would take it for an interrupted one.
 die() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
 	exit 1
@@ -46,6 +48,7 @@ die() {
 
 bad_input() {
 	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
+	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
 	exit 2
 }
 
@@ -277,8 +280,10 @@ base_ref() {
 	printf 'refs/tags/base/%s\n' "${1//[:~]/_}"
 }
 
-# Fixed identity and dates, so that a rebuild of the same patches gives
-# the same commit ids every time.
+# wf_committer_env: the committer of every commit the tools make (the
+# base's import, rebuilt, ported and amended commits), exported: fixed,
+# so that the same tarball and patches give the same commit ids every
+# time (WF_COMMITTER_NAME, WF_COMMITTER_EMAIL: another).
 wf_committer_env() {
 	export GIT_COMMITTER_NAME=${WF_COMMITTER_NAME:-sysctl-wf}
 	export GIT_COMMITTER_EMAIL=${WF_COMMITTER_EMAIL:-sysctl-wf@localhost}
@@ -332,8 +337,8 @@ patch_files() {
 }
 
 # Crash safety: locks, run markers, recovery.
-# shellcheck source=tools/lib-run.sh
-. "$WF_HOME/tools/lib-run.sh"
+# shellcheck source=tools/lib/run.sh
+. "$WF_HOME/tools/lib/run.sh"
 
 # --- the branch --------------------------------------------------------------
 # Known as soon as this file is sourced, so that every path a script sets

@@ -119,10 +119,10 @@ prepare_branches() {
 
 # The port repo, its state, the start of a port; the series and the
 # fixups applied.
-# shellcheck source=tools/lib-port-repo.sh
-. "$WF_HOME/tools/lib-port-repo.sh"
-# shellcheck source=tools/lib-port-apply.sh
-. "$WF_HOME/tools/lib-port-apply.sh"
+# shellcheck source=tools/lib/port-repo.sh
+. "$WF_HOME/tools/lib/port-repo.sh"
+# shellcheck source=tools/lib/port-apply.sh
+. "$WF_HOME/tools/lib/port-apply.sh"
 
 # --- the result --------------------------------------------------------------
 

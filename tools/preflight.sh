@@ -11,7 +11,8 @@
 #     result for a check in the last validation (out/<id>/validate/results.json;
 #     WF_VALIDATE_RESULTS names another file);
 #   - cover: the cover letter still has a placeholder (@NAME@, what a
-#     draft has yet to fill in), or is the one of the previous sent
+#     draft has yet to fill in, or b4's EDITME, which b4 never sends:
+#     refused whatever -f says), or is the one of the previous sent
 #     revision (cover-letters/<id>/sent/vK/cover.txt);
 #   - identity: a patch's author or one of its Signed-off-by lines uses a
 #     reserved example domain (example.com/.net/.org, .example, .test,
@@ -27,8 +28,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-sent.sh
-. "$WF_HOME/tools/lib-sent.sh"
+# shellcheck source=tools/lib/sent.sh
+. "$WF_HOME/tools/lib/sent.sh"
 
 RESULTS_JSON=${WF_VALIDATE_RESULTS:-$WF_OUT/validate/results.json}
 
@@ -44,7 +45,7 @@ usage() {
 # (check_validation judges it by the tip's result).  A skip without a log
 # (not selected, not run) is no verdict.  Readers of validate's
 # results (doc/results.md): this, tools/status.sh, tools/kcidb.sh and
-# the faults rows (tools/lib-faults-*.sh).
+# the faults rows (dev/lib/faults-*.sh).
 validation_results() {
 	[[ -e $RESULTS_JSON ]] || return 0
 	jq -r '.checks as $checks | .commits[] | . as $c | $checks[] | . as $k | $c.results[$k] as $r |
@@ -118,10 +119,15 @@ check_validation() {
 }
 
 # check_cover DIR: the cover letter has no placeholder left (@NAME@, as a
-# draft marks what is still to be written) and differs from the previous
-# revision's.
+# draft marks what is still to be written, or EDITME, as b4 prep's
+# template does: the one test of a placeholder, submit's and send's) and
+# differs from the previous revision's.  EDITME is refused whatever
+# FORCE says (a line "!..."): b4 sends no cover letter that has it.
 check_cover() {
 	local dir=$1 rev prev hole
+	if grep -qw EDITME "$dir/cover.txt"; then
+		echo "!cover: the cover letter ($(record_field "$dir/record" cover)) still has b4's placeholder EDITME: fill it in (b4 sends no cover letter with it, FORCE=1 or not)"
+	fi
 	hole=$(grep -o -m1 -E '@[A-Z][A-Z0-9_]*@' "$dir/cover.txt" | head -n 1) || true
 	if [[ -n $hole ]]; then
 		echo "cover: the cover letter ($(record_field "$dir/record" cover)) still has the placeholder $hole: fill it in"
@@ -159,7 +165,7 @@ check_recipients() {
 }
 
 main() {
-	local force=0 messages=1 dir opt line failed=0 check out what
+	local force=0 messages=1 dir opt line failed=0 hard=0 check out what
 	local -a checks
 	while getopts 'fn' opt; do
 		case $opt in
@@ -187,7 +193,10 @@ main() {
 		while IFS= read -r line; do
 			[[ -n $line ]] || continue
 			failed=$((failed + 1))
-			if [[ $force -eq 1 ]]; then
+			if [[ $line == '!'* ]]; then
+				hard=$((hard + 1))
+				printf '%s: error: refusing: %s\n' "$WF_PROG" "${line#!}" >&2
+			elif [[ $force -eq 1 ]]; then
 				printf '%s: FORCE=1: overriding the %s check: %s\n' "$WF_PROG" "${line%%:*}" "${line#*: }" >&2
 			else
 				printf '%s: error: refusing: %s\n' "$WF_PROG" "$line" >&2
@@ -196,7 +205,7 @@ main() {
 	done
 	if [[ $failed -eq 0 ]]; then
 		info "ok: $what of $(record_field "$dir/record" revision | sed 's/^/v/')"
-	elif [[ $force -eq 0 ]]; then
+	elif [[ $force -eq 0 || $hard -gt 0 ]]; then
 		return 1
 	fi
 }

@@ -5,7 +5,7 @@
 #   tools/record-sent.sh [-f] [-r N | -d DIR]
 #
 # DIR is the written revision (-r N: out/<id>/submit/vN; default the
-# highest one written).  Writes cover-letters/<id>/sent/vN/ (lib-sent.sh) as
+# highest one written).  Writes cover-letters/<id>/sent/vN/ (tools/lib/sent.sh) as
 # tools/send.sh does after a real send, "sent-via: by hand"; the next
 # "make submit" writes v(N+1) against it.  Refuses a revision recorded
 # already, one that make send has half sent, and what tools/preflight.sh
@@ -13,8 +13,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-sent.sh
-. "$WF_HOME/tools/lib-sent.sh"
+# shellcheck source=tools/lib/sent.sh
+. "$WF_HOME/tools/lib/sent.sh"
 
 usage() {
 	echo "usage: $0 [-f] [-r N | -d DIR]" >&2

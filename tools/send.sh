@@ -17,12 +17,12 @@
 # password comes from git's credential helper (the credential.* of the
 # user's configuration, handed over in the environment), never from a
 # command line, and the AUTH lines of the SMTP dialogue are blanked in
-# the logs (tools/perl/WFMaskAuth.pm).  It asks first, naming the server and the number of messages
+# the logs (tools/lib/perl/WFMaskAuth.pm).  It asks first, naming the server and the number of messages
 # and recipients (-y, YES=1: no question); -n (DRY_RUN=1) prints what
 # would go where (git send-email --dry-run) and sends nothing.  A To/Cc
 # in a reserved example domain (a placeholder) refuses it, whatever
 # FORCE says.  Sent, vN is recorded in cover-letters/<id>/sent/vN/
-# (lib-sent.sh): the next "make submit" writes v(N+1) against it.
+# (tools/lib/sent.sh): the next "make submit" writes v(N+1) against it.
 #
 # A rehearsal (-R, make rehearse) goes to a loopback server (-s, SMTP=:
 # no authentication, no TLS; a test server that keeps what it gets), to
@@ -50,8 +50,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-sent.sh
-. "$WF_HOME/tools/lib-sent.sh"
+# shellcheck source=tools/lib/sent.sh
+. "$WF_HOME/tools/lib/sent.sh"
 
 usage() {
 	echo "usage: $0 [-f] [-r N | -d DIR] [-n] [-y] [-A yes|no]" >&2
@@ -213,10 +213,10 @@ send_args() {
 # git_send_email ARGS...: git send-email with none of the user's
 # configuration but CRED_ENV (her credential helper), out of any git
 # repository; its SMTP dialogue without the AUTH secrets
-# (tools/perl/WFMaskAuth.pm), straight to stdout and stderr.
+# (tools/lib/perl/WFMaskAuth.pm), straight to stdout and stderr.
 git_send_email() {
 	(cd "$TMP" && env GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_CEILING_DIRECTORIES="${TMP%/*}" \
-		PERL5LIB="$WF_HOME/tools/perl${PERL5LIB:+:$PERL5LIB}" PERL5OPT=-MWFMaskAuth \
+		PERL5LIB="$WF_HOME/tools/lib/perl${PERL5LIB:+:$PERL5LIB}" PERL5OPT=-MWFMaskAuth \
 		"${CRED_ENV[@]}" git send-email "$@") </dev/null 2>&1
 }
 
@@ -264,7 +264,7 @@ record_rehearsal() {
 	mkdir -p "$tmp"
 	cover=$(find "$dir" -maxdepth 1 -name '0000-*.eml' | head -n 1)
 	{
-		printf '# a rehearsal of vN, not a revision (tools/send.sh -R; format in tools/lib-sent.sh)\n'
+		printf '# a rehearsal of vN, not a revision (tools/send.sh -R; format in tools/lib/sent.sh)\n'
 		for key in revision change-id tip-tree cover; do
 			printf '%s: %s\n' "$key" "$(record_field "$dir/record" "$key")"
 		done

@@ -60,16 +60,16 @@
 # next run says what it cleaned up (lock and marker: tools/lib.sh).
 # WF_TEST_STRESS_RUN and WF_TEST_STRESS_MKINITRAMFS replace qemu-boot/run.sh and
 # qemu-boot/mkinitramfs.sh (tests/fixtures/stress: a guest without a
-# kernel, for the tests and tools/faults.sh).
+# kernel, for the tests and dev/faults.sh).
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=runner/lib.sh
 . "$WF_HOME/runner/lib.sh"
-# shellcheck source=tools/lib-stress-cache.sh
-. "$WF_HOME/tools/lib-stress-cache.sh"
-# shellcheck source=tools/lib-stress-report.sh
-. "$WF_HOME/tools/lib-stress-report.sh"
+# shellcheck source=tools/lib/stress-cache.sh
+. "$WF_HOME/tools/lib/stress-cache.sh"
+# shellcheck source=tools/lib/stress-report.sh
+. "$WF_HOME/tools/lib/stress-report.sh"
 
 GUEST=$WF_HOME/qemu-boot
 # The cost figures last recorded, and how far above them a ratio is
@@ -86,25 +86,16 @@ usage() {
 	exit 2
 }
 
-# bad_input MESSAGE: say it in one line; exit 2.  A run that had begun
-# ends here cleanly: its marker goes, or the next run would take this one
-# for an interrupted run and clean up after it.
-bad_input() {
-	printf '%s: error: %s\n' "$WF_PROG" "$*" >&2
-	[[ -z ${WF_RUN_NAME:-} ]] || wf_run_end
-	exit 2
-}
-
 # --- a full disk -------------------------------------------------------------
 
 # out_of_space DIR...: the first DIR whose file system has less than 1 MiB
-# free (none: fails).
+# free (vl_nearly_full, runner/lib.sh: validate's test), none: fails.
 out_of_space() {
-	local d avail
+	local d
 	for d in "$@"; do
 		[[ -d $d ]] || continue
-		avail=$(df -Pk -- "$d" 2>/dev/null | awk 'NR == 2 { print $4 }') || true
-		if [[ $avail =~ ^[0-9]+$ && $avail -lt 1024 ]]; then
+		# shellcheck disable=SC2310 # its status is its answer
+		if vl_nearly_full "$d"; then
 			printf '%s\n' "$d"
 			return 0
 		fi

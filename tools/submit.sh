@@ -7,7 +7,7 @@
 # (default $WF_OUT/submit/vN/), one .eml file per message, with the
 # cover letter as written (cover.txt) and a draft record (record); review
 # them, then "make send" (tools/send.sh) sends them and records vN in
-# cover-letters/<id>/sent/vN/ (lib-sent.sh), or the user sends them with her
+# cover-letters/<id>/sent/vN/ (tools/lib/sent.sh), or the user sends them with her
 # own git send-email and records them (make record-sent).  Rehearsals
 # (make rehearse) are no revisions: they count for nothing here.  The b4
 # work repo's SMTP server is /bin/false on purpose.
@@ -62,10 +62,10 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-sent.sh
-. "$WF_HOME/tools/lib-sent.sh"
-# shellcheck source=tools/lib-submit-mail.sh
-. "$WF_HOME/tools/lib-submit-mail.sh"
+# shellcheck source=tools/lib/sent.sh
+. "$WF_HOME/tools/lib/sent.sh"
+# shellcheck source=tools/lib/submit-mail.sh
+. "$WF_HOME/tools/lib/submit-mail.sh"
 
 B4_DIR=${WF_B4_DIR:-$WF_CACHE/b4/linux}
 B4_LOG=$B4_DIR.log
@@ -216,13 +216,15 @@ print_table() {
 # no message (validation, the cover letter), on the branch's commits and
 # before any b4 work, so that a refusal comes in seconds, not after a
 # minute of b4.  The whole pre-flight runs again on the written messages.
+# With FORCE=1 (PF) it says nothing unless a check FORCE does not
+# override refuses (b4's EDITME).
 early_preflight() {
 	local base=$1 topic=$2 rev=$3 cover=$4 trees dir out rc=0
 	trees=$(repo_git log --reverse --format=%T "$base..refs/heads/$topic" | tr '\n' ' ')
 	dir=$(mktemp -d)
 	cp "$cover" "$dir/cover.txt"
 	printf 'revision: %s\ntrees: %s\ncover: %s\n' "$rev" "${trees% }" "${cover#"$WF_TOP"/}" >"$dir/record"
-	out=$("$WF_HOME/tools/preflight.sh" --no-messages "$dir" 2>&1) || rc=$?
+	out=$("$WF_HOME/tools/preflight.sh" --no-messages "${PF[@]}" "$dir" 2>&1) || rc=$?
 	rm -rf "$dir"
 	# (its "ok" line comes with the whole pre-flight)
 	[[ $rc -eq 0 ]] || { printf '%s\n' "$out" >&2; exit "$rc"; }
@@ -370,7 +372,7 @@ main() {
 	PREV=$(prev_sent_revision "$REV")
 	COVER=$(pick_cover "$REV" "$COVER_OPT")
 	require_cover_format "$COVER"
-	[[ ${#PF[@]} -gt 0 ]] || early_preflight "$BASE" "$TOPIC" "$REV" "$COVER"
+	early_preflight "$BASE" "$TOPIC" "$REV" "$COVER"
 
 	begin_run
 	prepare_b4

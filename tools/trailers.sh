@@ -26,7 +26,7 @@
 # and the branch is exported to patches/ (tools/export.sh).  The branch
 # moves only once every commit was rewritten.
 #
-# Crash safety (tools/lib-run.sh): the lock and the run marker
+# Crash safety (tools/lib/run.sh): the lock and the run marker
 # $WF_CACHE/trailers.run ("phase=rewrite", then "phase=update" and
 # "phase=export" with the new tip, "new=").  Killed before the branch
 # moved, a run left only unreachable commits: the next run applies the
@@ -37,8 +37,8 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-sent.sh
-. "$WF_HOME/tools/lib-sent.sh"
+# shellcheck source=tools/lib/sent.sh
+. "$WF_HOME/tools/lib/sent.sh"
 
 usage() {
 	echo "usage: $0 -m MBOX [-y]" >&2

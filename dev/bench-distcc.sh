@@ -2,7 +2,7 @@
 # Benchmark a kernel build through distcc against a local one: is the
 # distributed build the same build, and what does distcc cost here?
 #
-#   tools/bench-distcc.sh [-d DIR] [-s SRC] [CONFIG]
+#   dev/bench-distcc.sh [-d DIR] [-s SRC] [CONFIG]
 #
 # Builds SRC (default: the branch's work tree in the cache, at its tip)
 # in CONFIG (default boot) twice with tools/kbuild.sh, each from an
@@ -22,9 +22,9 @@
 # a test: two cold kernel builds take minutes.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-distccd.sh
-. "$WF_HOME/tools/lib-distccd.sh"
+. "$(dirname "$0")/../tools/lib.sh"
+# shellcheck source=dev/lib/distccd.sh
+. "$WF_HOME/dev/lib/distccd.sh"
 
 usage() {
 	echo "usage: $0 [-d DIR] [-s SRC] [CONFIG]" >&2

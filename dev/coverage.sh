@@ -2,13 +2,13 @@
 # Which lines of the workflow's shell scripts the tool tests run, and
 # which they never do: where the next test should go.
 #
-#   tools/coverage.sh [SUITE...]
-#   tools/coverage.sh -r       the figures of the last run again, run nothing
+#   dev/coverage.sh [SUITE...]
+#   dev/coverage.sh -r       the figures of the last run again, run nothing
 #
 # Runs the tools' suites (those of tests/run.sh but series.bats, or the
 # SUITEs given: files of tests/), one after the other, through tests/run.sh,
 # with BASH_ENV naming a file that turns bash's xtrace on in every bash
-# whose $0 is a script of runner/, checks/, tools/ or qemu-boot/ of this
+# whose $0 is a script of runner/, checks/, tools/, dev/ or qemu-boot/ of this
 # checkout: each traced line goes to a file of that process's own
 # (BASH_XTRACEFD) as "SOURCE:LINE" (PS4; the script or the library it
 # sources).  After each suite the traces are cut down to the lines they
@@ -33,7 +33,7 @@
 set -euo pipefail
 WF_PROG=coverage
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tools/lib.sh"
 
 TOP=$WF_HOME
 OUT=$TOP/out/coverage
@@ -48,7 +48,7 @@ tool_suites() {
 # write_env FILE: the BASH_ENV file.
 write_env() {
 	cat >"$1" <<EOF
-# (tools/coverage.sh) xtrace to a file of this process's own, for the
+# (dev/coverage.sh) xtrace to a file of this process's own, for the
 # scripts of the workflow only.
 COVERAGE_CWD=\$PWD
 COVERAGE_SCRIPT=\$0
@@ -56,7 +56,7 @@ COVERAGE_SCRIPT=\$0
 COVERAGE_SCRIPT=\${COVERAGE_SCRIPT//\/.\//\/}
 while [[ \$COVERAGE_SCRIPT =~ ^(.*)/[^/]+/\.\./(.*)\$ ]]; do COVERAGE_SCRIPT=\${BASH_REMATCH[1]}/\${BASH_REMATCH[2]}; done
 case \$COVERAGE_SCRIPT in
-'$TOP'/runner/* | '$TOP'/checks/* | '$TOP'/tools/* | '$TOP'/qemu-boot/*)
+'$TOP'/runner/* | '$TOP'/checks/* | '$TOP'/tools/* | '$TOP'/dev/* | '$TOP'/qemu-boot/*)
 	exec {COVERAGE_TRACE_FD}>>"$TRACES/\$\$.trace"
 	BASH_XTRACEFD=\$COVERAGE_TRACE_FD
 	PS4='+\${COVERAGE_CWD}|\${BASH_SOURCE[0]}:\${LINENO}: '
@@ -167,10 +167,10 @@ report() {
 		[[ $dir != checks ]] || dir=checks
 		dn[$dir]=$((${dn[$dir]:-0} + n)) dr[$dir]=$((${dr[$dir]:-0} + r))
 		printf '%s\t%d\t%d\n' "$path" "$n" "$r" >>"$OUT/scripts.tsv"
-	done < <(git -C "$TOP" ls-files runner checks tools qemu-boot)
+	done < <(git -C "$TOP" ls-files runner checks tools dev qemu-boot)
 	{
 		printf '%-34s %6s %6s %6s %5s\n' 'directory / script' code run never '%'
-		for dir in runner checks tools qemu-boot; do
+		for dir in runner checks tools dev qemu-boot; do
 			[[ -n ${dn[$dir]:-} ]] || continue
 			printf '%-34s %6d %6d %6d %4d%%\n' "$dir/" "${dn[$dir]}" "${dr[$dir]}" \
 				"$((dn[$dir] - dr[$dir]))" "$((100 * dr[$dir] / dn[$dir]))"
@@ -194,7 +194,7 @@ main() {
 		report
 		return 0
 	fi
-	[[ ${1:-} != -* ]] || { echo "usage: tools/coverage.sh [-r | SUITE...]" >&2; exit 2; }
+	[[ ${1:-} != -* ]] || { echo "usage: dev/coverage.sh [-r | SUITE...]" >&2; exit 2; }
 	SUITES=("$@")
 	[[ ${#SUITES[@]} -gt 0 ]] || mapfile -t SUITES < <(tool_suites)
 	for suite in "${SUITES[@]}"; do

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# A distccd on loopback, for tools/bench-distcc.sh and tests/distcc.bats.
+# A distccd on loopback, for dev/bench-distcc.sh and tests/distcc.bats.
 # Sourced, never run.
 
 # free_port: a TCP port of 127.0.0.1 that nothing listens on.

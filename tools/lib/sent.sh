@@ -128,7 +128,7 @@ record_revision() {
 	mkdir -p "$tmp"
 	cover=$(find "$dir" -maxdepth 1 -name '0000-*.eml' | head -n 1)
 	{
-		printf '# vN as sent (tools/send.sh or tools/record-sent.sh; format in tools/lib-sent.sh)\n'
+		printf '# vN as sent (tools/send.sh or tools/record-sent.sh; format in tools/lib/sent.sh)\n'
 		for key in revision change-id base-tag base-commit tip-tree cover; do
 			printf '%s: %s\n' "$key" "$(record_field "$dir/record" "$key")"
 		done

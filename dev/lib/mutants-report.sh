@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the runs of tools/mutants.sh found: the test that killed each
+# What the runs of dev/mutants.sh found: the test that killed each
 # mutant, the table, and which check or command no mutant aims at.
 # Sourced, never run.
 # shellcheck shell=bash
@@ -18,7 +18,7 @@ count_tests() {
 killed_by() {
 	local first n more
 	if [[ $RUN_TIMEOUT -eq 1 ]]; then
-		echo "timeout ($(fmt_time "$TIMEOUT"))"
+		echo "timeout ($(vl_elapsed "$TIMEOUT"))"
 		return 0
 	fi
 	if [[ -z $RUN_FAILED ]]; then
@@ -43,8 +43,8 @@ targets() {
 	for d in "$TOP"/checks/*/; do
 		[[ -f $d/run ]] && echo "checks/$(basename "$d")"
 	done
-	for f in "$TOP"/tools/*.sh; do
-		[[ -f $f && $(basename "$f") != lib*.sh ]] && echo "tools/$(basename "$f")"
+	for f in "$TOP"/tools/*.sh "$TOP"/dev/*.sh; do
+		[[ -f $f && $(basename "$f") != lib*.sh ]] && echo "${f#"$TOP"/}"
 	done
 	for f in "$TOP"/runner/*.sh; do
 		[[ -f $f ]] && echo "runner/$(basename "$f")"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark runner/validate.sh against the naive "git rebase --exec".
 #
-#   tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]
-#   tools/bench-validate.sh -s TIMINGS
+#   dev/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]
+#   dev/bench-validate.sh -s TIMINGS
 #
 # Times, on the real series (base..branch, or base..TIP), in a scratch
 # cache DIR (default: a new temporary directory) that clones the cache
@@ -27,13 +27,13 @@
 # first line to its last.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tools/lib.sh"
 # shellcheck source=runner/lib.sh
 . "$WF_HOME/runner/lib.sh"
 
 usage() {
-	echo "usage: tools/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]" >&2
-	echo "       tools/bench-validate.sh -s TIMINGS" >&2
+	echo "usage: dev/bench-validate.sh [-d DIR] [-c CHECK,...] [-t TIP] [-k K] [-N] [-E]" >&2
+	echo "       dev/bench-validate.sh -s TIMINGS" >&2
 	exit 2
 }
 
@@ -111,7 +111,7 @@ naive_step() {
 naive_run() {
 	local step=$BENCH/naive-step.sh
 	printf '#!/bin/sh\nexec env WF_BENCH_STEP=1 WF_BENCH_DIR=%q WF_BENCH_CHECKS=%q %q\n' \
-		"$BENCH" "$CHECKS" "$WF_HOME/tools/bench-validate.sh" >"$step"
+		"$BENCH" "$CHECKS" "$WF_HOME/dev/bench-validate.sh" >"$step"
 	chmod +x "$step"
 	git -C "$EDIT" checkout -q --detach "$TOPIC_REF"
 	WF_CACHE=$BENCH/cache WF_REPO=$BENCH/cache/linux CCACHE_DIR=$BENCH/naive-ccache \

@@ -3,8 +3,8 @@
 # time in a scratch copy of the checkout and run the tests meant to catch
 # it.  A mutant that no test kills (a survivor) is a missing test.
 #
-#   tools/mutants.sh [NAME...]     run the mutants (all, or those named)
-#   tools/mutants.sh --coverage    the mutants aiming at each check and command
+#   dev/mutants.sh [NAME...]     run the mutants (all, or those named)
+#   dev/mutants.sh --coverage    the mutants aiming at each check and command
 #
 # A mutant is one file, tests/mutants/<name>.patch: header lines, a blank
 # line, then a unified diff as "git diff" prints it (paths a/ and b/ from
@@ -34,7 +34,7 @@
 # of each run is kept in out/mutants/ (<name>.log, base-<n>.log).
 #
 # Coverage: every check directory (checks/*/ with a run), every command
-# (tools/*.sh but lib*.sh) and every file of the runner (runner/*.sh)
+# (tools/*.sh but lib*.sh; dev/*.sh, the harness) and every file of the runner (runner/*.sh)
 # should be the target of a mutant, one whose diff touches a file of that
 # directory or that script.
 # --coverage lists the mutants aiming at each and exits 1 naming those
@@ -49,9 +49,11 @@
 set -euo pipefail
 WF_PROG=mutants
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=tools/lib-mutants-report.sh
-. "$WF_HOME/tools/lib-mutants-report.sh"
+. "$(dirname "$0")/../tools/lib.sh"
+# shellcheck source=runner/lib.sh
+. "$WF_HOME/runner/lib.sh"
+# shellcheck source=dev/lib/mutants-report.sh
+. "$WF_HOME/dev/lib/mutants-report.sh"
 
 TOP=${WF_MUTANTS_TOP:-$WF_HOME}
 MDIR=${WF_MUTANTS_DIR:-$TOP/tests/mutants}
@@ -61,7 +63,7 @@ SCRATCH=''
 CHILD=''
 
 usage() {
-	echo "usage: tools/mutants.sh [--coverage] [NAME...]" >&2
+	echo "usage: dev/mutants.sh [--coverage] [NAME...]" >&2
 	exit 2
 }
 
@@ -79,11 +81,6 @@ on_signal() {
 	fi
 	info "interrupted"
 	exit "$2"
-}
-
-# fmt_time SECONDS: 1m05s.
-fmt_time() {
-	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
 }
 
 # shown_filter FILTER: " --filter 'FILTER'", nothing for no filter.
@@ -279,7 +276,7 @@ run_baselines() {
 		run_suites "$log" "$M_FILTER" "$path"
 		if [[ $RUN_RC -eq 0 ]]; then
 			PAIR_STATE[$pair]=ok
-			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(fmt_time $((SECONDS - start))))"
+			info "without a mutant: $suite$(shown_filter "$M_FILTER") passes ($(vl_elapsed $((SECONDS - start))))"
 		else
 			PAIR_STATE[$pair]=bad
 			PAIR_WHY[$pair]="suite fails without the mutant: $suite$(shown_filter "$M_FILTER"): $(killed_by) (log: $log)"
@@ -317,7 +314,7 @@ run_mutant() {
 	fi
 	start=$SECONDS
 	run_suites "$OUT/$name.log" "$M_FILTER" "${suites[@]}"
-	R_TIME[$name]=$(fmt_time $((SECONDS - start)))
+	R_TIME[$name]=$(vl_elapsed $((SECONDS - start)))
 	if [[ $RUN_RC -ne 0 ]]; then
 		STATUS=killed BY=$(killed_by)
 	else
@@ -372,8 +369,7 @@ main() {
 	trap 'on_signal TERM 143' TERM
 	mkdir -p "$OUT"
 	# One run per output directory: another would remove this one's logs.
-	exec {LOCK_FD}>>"$OUT/lock"
-	flock -n "$LOCK_FD" || die "another make mutants is writing to $OUT (lock: $OUT/lock)"
+	wf_lock_file "$OUT/lock" "another make mutants is writing to $OUT"
 	rm -f "$OUT"/*.log
 	make_copy
 	read_mutants

@@ -11,16 +11,23 @@
 # a dead run's whenever the command holds its lock, marker or not (a
 # signal during an EXIT trap can remove the marker before them): they are
 # cleaned up too.  WF_TEST_NO_RECOVERY=1 skips that cleanup, to show that
-# tools/faults.sh notices a tool that does not recover.
+# dev/faults.sh notices a tool that does not recover.
 # shellcheck shell=bash
 
 # wf_lock NAME: hold $WF_CACHE/NAME.lock until this process and its
 # children exit; dies when another run holds it.
 wf_lock() {
-	local lock=$WF_CACHE/$1.lock
 	mkdir -p "$WF_CACHE"
-	exec {WF_LOCK_FD}>>"$lock"
-	flock -n "$WF_LOCK_FD" || die "another $1 is running on $WF_CACHE (lock: $lock)"
+	wf_lock_file "$WF_CACHE/$1.lock" "another $1 is running on $WF_CACHE"
+}
+
+# wf_lock_file FILE MESSAGE: hold the lock FILE until this process and its
+# children exit; when another run holds it, "MESSAGE (lock: FILE)" and
+# exit 1, as every command's lock refuses (validate's, make mutants' on
+# its output directory).
+wf_lock_file() {
+	exec {WF_LOCK_FD}>>"$1"
+	flock -n "$WF_LOCK_FD" || die "$2 (lock: $1)"
 }
 
 # wf_run_begin NAME [SCRATCH...]: read the marker an interrupted run of
@@ -30,7 +37,7 @@ wf_lock() {
 # patterns) this run keeps only while it runs: every version of its
 # marker lists them, one "scratch=PATTERN" line each, so that whoever
 # finds the marker of a killed run knows what that run may have left
-# (tools/faults.sh checks that the next run leaves none of it).
+# (dev/faults.sh checks that the next run leaves none of it).
 wf_run_begin() {
 	local marker=$WF_CACHE/$1.run line
 	WF_RUN_NAME=$1 WF_PREV_RUN='' WF_REPAIRED=() WF_PREV_SCRATCH=()
@@ -256,7 +263,7 @@ recover_worktree() {
 # scratch_worktree DIR COMMIT: DIR becomes a worktree of the cache repo,
 # detached at COMMIT (git rewrites only the files that differ).  Call
 # recover_worktree first.  A DIR that is a worktree of another repo (the
-# same cache used with another WF_REPO: tools/faults.sh's, then the
+# same cache used with another WF_REPO: dev/faults.sh's, then the
 # per-branch one of make port) is made again.
 scratch_worktree() {
 	local dir=$1 commit=$2 theirs ours

@@ -103,23 +103,22 @@ pick_cover() {
 }
 
 
-# require_cover_format FILE: the b4 prep format, and nothing left to
-# edit; else die.  (tools/preflight.sh's check_cover judges what
-# submit wrote.)
+# require_cover_format FILE: the b4 prep format; else die.  (A
+# placeholder left in it, @NAME@ or b4's EDITME, is tools/preflight.sh's
+# check_cover's: refused before any b4 work, FORCE=1 overrides it.)
 require_cover_format() {
 	local file=$1
 	[[ -n $(sed -n 1p "$file") && -z $(sed -n 2p "$file") && -n $(sed -n '3,$p' "$file" | tr -d '[:space:]') ]] ||
 		die "cover letter $file: expected a subject line, a blank line, then the body"
-	! grep -q EDITME "$file" || die "cover letter $file still has EDITME in it"
 }
 
 
 # changelog REV PREV RANGEDIFF: a "Changes in vREV:" section summarising
-# the range-diff against vPREV (tools/changelog.awk), and the link to vPREV.
+# the range-diff against vPREV (tools/lib/changelog.awk), and the link to vPREV.
 changelog() {
 	local rev=$1 prev=$2 rd=$3 msgid
 	printf 'Changes in v%s:\n' "$rev"
-	awk -f "$WF_HOME/tools/changelog.awk" "$rd"
+	awk -f "$WF_HOME/tools/lib/changelog.awk" "$rd"
 	msgid=$(sent_field "$prev" message-id | tr -d '<>')
 	if [[ -n $msgid ]]; then
 		# shellcheck disable=SC2059 # the link mask is the format

@@ -3,7 +3,7 @@
 # and check that its next run recovers by itself and gives the result of
 # an uninterrupted run.
 #
-#   tools/faults.sh [-s SEED] [-k KILLS] [-n] [-a] [COMMAND...]
+#   dev/faults.sh [-s SEED] [-k KILLS] [-n] [-a] [COMMAND...]
 #
 # COMMAND: rebuild, base, export, other-base, bisect, port, validate,
 # stress, submit, send, trailers, full-disk (default: all, in that order).
@@ -25,7 +25,7 @@
 # short.  SEED and KILLS may also come from the environment.
 #
 # -a aims the kills at the phases of the command's own run marker
-# ($WF_CACHE/<command>.run, "phase=..."; see tools/lib-run.sh) instead of the
+# ($WF_CACHE/<command>.run, "phase=..."; see tools/lib/run.sh) instead of the
 # whole run: the reference run is watched to learn each phase's length,
 # and kill number i waits until its run is in phase i mod (number of
 # phases), then sleeps a random delay within that phase's length.  A run
@@ -61,7 +61,7 @@ export WF_CACHE
 unset WF_REPO
 unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tools/lib.sh"
 
 FAULTS=$WF_CACHE/faults
 ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send trailers full-disk)
@@ -72,10 +72,10 @@ usage() {
 	exit 2
 }
 
-# shellcheck source=tools/lib-faults-rows.sh
-. "$WF_HOME/tools/lib-faults-rows.sh"
-# shellcheck source=tools/lib-faults-full-disk.sh
-. "$WF_HOME/tools/lib-faults-full-disk.sh"
+# shellcheck source=dev/lib/faults-rows.sh
+. "$WF_HOME/dev/lib/faults-rows.sh"
+# shellcheck source=dev/lib/faults-full-disk.sh
+. "$WF_HOME/dev/lib/faults-full-disk.sh"
 
 # ---------------------------------------------------------------- the harness
 

@@ -44,7 +44,7 @@ result_key() {
 		# What builds, boots and judges the guests, and keeps and writes
 		# the result: whole directories, as validate hashes a check's
 		# (qemu-boot/ has the smoke test too).
-		for p in tools/stress.sh tools/lib-stress-cache.sh tools/lib-stress-report.sh \
+		for p in tools/stress.sh tools/lib/stress-cache.sh tools/lib/stress-report.sh \
 			tools/build.sh tools/kbuild.sh qemu-boot; do
 			printf '%s %s\n' "$p" "$(vl_path_hash "$WF_HOME/$p")"
 		done

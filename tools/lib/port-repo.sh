@@ -27,8 +27,11 @@ init_port_repo() {
 	repo_git config commit.gpgSign false
 	# The user's "git am --continue" gives the commit a run of the tool
 	# would have made (the date comes from the am's own options).
-	repo_git config user.name "${WF_COMMITTER_NAME:-sysctl-wf}"
-	repo_git config user.email "${WF_COMMITTER_EMAIL:-sysctl-wf@localhost}"
+	(
+		wf_committer_env
+		repo_git config user.name "$GIT_COMMITTER_NAME"
+		repo_git config user.email "$GIT_COMMITTER_EMAIL"
+	)
 }
 
 # state_load: the state file into ST (empty: no port).

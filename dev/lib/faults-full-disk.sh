@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full-disk row of tools/faults.sh.  Sourced, never run.
+# The full-disk row of dev/faults.sh.  Sourced, never run.
 #
 # full-disk is not a kill row: validate, then stress, run with the
 # directory they write to on a small tmpfs that fills up.  Validate: its
@@ -98,7 +98,7 @@ full_disk_next() {
 		{ run_fn "$row" result "$dir/next.out" 2>&1 || true; } | sed "s|$cache|$WF_CACHE_ROOT|g" >"$dir/next.result"
 		diff "$dir/next.result" "$ref" >"$dir/next.diff" || next="DIFFERENT (see $dir/next.diff)"
 	fi
-	# shellcheck disable=SC2034 # read by tools/faults.sh
+	# shellcheck disable=SC2034 # read by dev/faults.sh
 	[[ $next == identical ]] || FULL_SHORT=1
 	FULL_OUT+=("$entry|$FULL_HOW|$next")
 }

@@ -2,13 +2,13 @@
 # Mutants nobody chose: N one-line bugs drawn at random from SEED in the
 # shell scripts of runner/, checks/, tools/ and qemu-boot/, each run
 # against the suites that cover the file it mutates (through
-# tools/mutants.sh, as the hand-written mutants of tests/mutants/ are).
+# dev/mutants.sh, as the hand-written mutants of tests/mutants/ are).
 #
-#   tools/mutants-random.sh -n N [-s SEED]     draw N mutants, run them
-#   tools/mutants-random.sh -n N -d [-s SEED]  draw them only (to read)
-#   tools/mutants-random.sh -R -s SEED         the report of the last run of
+#   dev/mutants-random.sh -n N [-s SEED]     draw N mutants, run them
+#   dev/mutants-random.sh -n N -d [-s SEED]  draw them only (to read)
+#   dev/mutants-random.sh -R -s SEED         the report of the last run of
 #                                              SEED again (after a judgement)
-#   tools/mutants-random.sh -l                 count the sites, run nothing
+#   dev/mutants-random.sh -l                 count the sites, run nothing
 #
 # Files: those tests/mutants/random-suites.txt maps to suites ("GLOB
 # SUITE..." a line, the first matching line wins; "-" for no suite: the
@@ -45,7 +45,9 @@
 set -euo pipefail
 WF_PROG=mutants
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tools/lib.sh"
+# shellcheck source=runner/lib.sh
+. "$WF_HOME/runner/lib.sh"
 
 TOP=${WF_MUTANTS_TOP:-$WF_HOME}
 OUT=$TOP/out/mutants-random
@@ -55,7 +57,7 @@ EQUIV=$TOP/tests/mutants/equivalent.txt
 HEAVY='qemu.bats stress.bats series.bats'
 
 usage() {
-	echo "usage: tools/mutants-random.sh (-n N [-d] | -l | -R) [-s SEED]" >&2
+	echo "usage: dev/mutants-random.sh (-n N [-d] | -l | -R) [-s SEED]" >&2
 	exit 2
 }
 
@@ -83,7 +85,7 @@ def suites_of(path):
     return []
 
 files = subprocess.run(['git', '-C', top, 'ls-files', '--cached', '--others', '--exclude-standard',
-                        'runner', 'checks', 'tools', 'qemu-boot'],
+                        'runner', 'checks', 'tools', 'dev', 'qemu-boot'],
                        capture_output=True, text=True, check=True).stdout.split()
 files = sorted(set(f for f in files if os.path.isfile(os.path.join(top, f))))
 def is_shell(path):
@@ -262,7 +264,7 @@ report() {
 	rate=$( ((k + s > 0)) && awk -v s="$s" -v t="$((k + s))" 'BEGIN { printf "%d/%d = %.0f%%", s, t, 100 * s / t }' || echo "0/0")
 	printf '%d mutants (seed %s): %d killed, %d survived, %d equivalent%s; survival rate %s; %s\n' \
 		"$((k + s + e + x))" "$SEED" "$k" "$s" "$e" "$( ((x == 0)) || echo ", $x errors")" "$rate" \
-		"$(printf '%dm%02ds' $((SECONDS / 60)) $((SECONDS % 60)))"
+		"$(vl_elapsed "$SECONDS")"
 	RC=0
 	[[ $s -eq 0 && $x -eq 0 ]] || RC=1
 }
@@ -306,7 +308,7 @@ main() {
 	info "seed $SEED: $(wc -l <"$dir/index.tsv") mutant(s) drawn into ${dir#"$TOP"/}"
 	[[ $only -eq 0 ]] || return 0
 	WF_MUTANTS_DIR=$dir WF_MUTANTS_OUT=$OUT MUTANTS_TIMEOUT=${MUTANTS_TIMEOUT:-600} \
-		"$WF_HOME/tools/mutants.sh" >&2 || true
+		"$WF_HOME/dev/mutants.sh" >&2 || true
 	[[ -s $OUT/summary.txt ]] || die "the run of the mutants wrote no summary ($OUT/summary.txt)"
 	cp "$OUT/summary.txt" "$dir/summary.txt"
 	report "$dir" >"$OUT/report-$SEED.txt"

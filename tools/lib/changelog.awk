@@ -9,7 +9,7 @@
 #   - Unchanged: N patch(es)
 # in the range-diff's order (a rewritten patch where vN has it).
 #
-#   awk -f tools/changelog.awk RANGEDIFF
+#   awk -f tools/lib/changelog.awk RANGEDIFF
 /^ *[0-9-]+: +[0-9a-f-]+ [=!<>] +[0-9-]+: +[0-9a-f-]+ / {
 	op = $3
 	subj = $0

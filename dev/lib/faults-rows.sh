@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The rows of tools/faults.sh: for each command, its setup, the work it
+# The rows of dev/faults.sh: for each command, its setup, the work it
 # is given before each run, its command line and what of its result must
-# be identical (the contract is at the top of tools/faults.sh); and
+# be identical (the contract is at the top of dev/faults.sh); and
 # leftovers, the scratch state no run may leave, and marker_phase, what
 # a run marker says of it.  Sourced, never run.
 # shellcheck shell=bash
 
 # marker_phase FILE: MPHASE is the phase the run marker FILE names (empty:
-# none); the scratch paths it lists (tools/lib-run.sh) are added to
+# none); the scratch paths it lists (tools/lib/run.sh) are added to
 # ROW_SCRATCH.  Builtins only: it is polled every few milliseconds, also
 # on a loaded machine.
 marker_phase() {
@@ -16,7 +16,7 @@ marker_phase() {
 	[[ -e $1 ]] || return 0
 	{
 		while IFS= read -r line; do
-			# shellcheck disable=SC2034 # MPHASE: read by tools/faults.sh
+			# shellcheck disable=SC2034 # MPHASE: read by dev/faults.sh
 			case $line in
 			phase=*) MPHASE=${line#phase=} ;;
 			scratch=*) ROW_SCRATCH[${line#scratch=}]=1 ;;
@@ -172,7 +172,7 @@ row_port_setup() {
 	PORT_DIR=$WF_CACHE_ROOT/port/$TOPIC_ID..faults-port
 }
 row_port_prepare() { :; }
-# shellcheck disable=SC2034 # read by tools/faults.sh
+# shellcheck disable=SC2034 # read by dev/faults.sh
 row_port_marker() { MARKER=$PORT_DIR/port.run; }
 row_port_cmd() { CMD=("$WF_HOME/tools/port.sh" "$TOPIC_ID" faults-port); }
 row_port_result() {
@@ -231,7 +231,7 @@ row_submit_setup() {
 	ensure_branch
 	[[ -n $(find "$WF_COVERS" -maxdepth 1 -name 'v*.txt' 2>/dev/null) ]] || {
 		mkdir -p "$WF_COVERS"
-		printf 'sysctl: the faults row\n\nA cover letter for tools/faults.sh.\n' >"$WF_COVERS/v1.txt"
+		printf 'sysctl: the faults row\n\nA cover letter for dev/faults.sh.\n' >"$WF_COVERS/v1.txt"
 	}
 	FAULTS_SENDER=${FAULTS_SENDER:-Faults Row <faults@faults.home.arpa>}
 }
@@ -325,7 +325,7 @@ row_send_answer() {
 	[[ -n $eml && -e $FAULTS/send/written/$eml ]] || return 1
 	id=$(sed -n 's/^Message-Id: *//Ip' "$FAULTS/send/written/$eml" | head -n 1)
 	[[ -n $id ]] || return 1
-	# shellcheck disable=SC2034 # ANSWER: read by tools/faults.sh
+	# shellcheck disable=SC2034 # ANSWER: read by dev/faults.sh
 	if [[ -e $SEND_MBOX ]] && grep -qiF "Message-Id: $id" "$SEND_MBOX"; then
 		ANSWER=(-A yes)
 	else
