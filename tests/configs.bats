@@ -39,7 +39,7 @@ CHECK
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq -c .checks "$OUT/results.json")" = \
-		'["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","cross","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","probe-boot","probe-i386"]' ]
+		'["checkpatch","recipients","codespell","sparse","kernel-doc","kconfig","boot","off","nonet","i386","noproc","w1","clang","cross","qemu","abi","guest-boot","guest-off","guest-nonet","guest-i386","guest-noproc","arm64","probe-boot","probe-i386"]' ]
 	[ "$(reason 1 probe-boot)" = "probe-boot: config boot, build boot, 64-bit" ]
 	[ "$(reason 1 probe-i386)" = "probe-i386: config i386, build i386, 32-bit" ]
 	# -c probe selected its two results and the builds they need, no more.
@@ -53,7 +53,7 @@ CHECK
 	[ "$(grep -c '^#   commit ' "$OUT/report.txt")" -eq 4 ]
 	grep -qE '^#   commit +subject +boot +off +nonet +i386 +noproc w1 +clang +cross *$' "$OUT/report.txt"
 	grep -qE '^#   commit +subject +qemu +abi +guest-boot guest-off guest-nonet guest-i386 *$' "$OUT/report.txt"
-	grep -qE '^#   commit +subject +guest-noproc probe-boot probe-i386 *$' "$OUT/report.txt"
+	grep -qE '^#   commit +subject +guest-noproc arm64 +probe-boot probe-i386 *$' "$OUT/report.txt"
 	# The declarations a runner must refuse, in one line each.
 	printf 'configs debug\n' >"$CHECKS_COPY/probe/conf"
 	WF_CHECKS_DIR=$CHECKS_COPY validate -c probe
