@@ -65,10 +65,10 @@ unset WF_REBUILD_TREE WF_OTHER_TREE WF_BISECT_TREE
 
 FAULTS=$WF_CACHE/faults
 ALL_ROWS=(rebuild base export other-base bisect port validate stress submit send trailers full-disk)
-# The signals a kill sends, one drawn at random for each: WF_FAULTS_SIGNALS
+# The signals a kill sends, one drawn at random for each: WF_TEST_FAULTS_SIGNALS
 # (space separated, as "KILL TERM") narrows them, for a row whose test
 # is about one of them.
-read -r -a SIGNALS <<<"${WF_FAULTS_SIGNALS:-KILL TERM INT}"
+read -r -a SIGNALS <<<"${WF_TEST_FAULTS_SIGNALS:-KILL TERM INT}"
 
 usage() {
 	echo "usage: $0 [-s SEED] [-k KILLS] [-n] [-a] [${ALL_ROWS[*]}]..." >&2

@@ -114,7 +114,7 @@ left_by_marker() {
 	# every kill a SIGKILL, which nothing in the run can catch: where it
 	# lands alone decides whether the next run must ask (with TERM and
 	# INT drawn too, a run of seed 9 once asked nothing).
-	export SMTP_FIXTURE_STALL=2 WF_FAULTS_SIGNALS=KILL
+	export SMTP_FIXTURE_STALL=2 WF_TEST_FAULTS_SIGNALS=KILL
 	run "$DEV/faults.sh" -n -s 9 -k 3 send
 	echo "$output"
 	[ "$status" -eq 0 ]
