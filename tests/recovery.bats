@@ -510,12 +510,18 @@ sent_with_replies() {
 	rm -rf "$WF_TOP/patches" && cp -r "$BATS_TEST_TMPDIR/patches.before" "$WF_TOP/patches"
 	lock=$(git -C "$WF_REPO" rev-parse --path-format=absolute --git-common-dir)/refs/heads/fixture-topic.lock
 	echo "$after" >"$lock"
+	# With the branch checked out, update-ref locks HEAD too (its reflog).
+	[ "$(git -C "$WF_REPO" symbolic-ref HEAD)" = refs/heads/fixture-topic ]
+	head_lock=$(git -C "$WF_REPO" rev-parse --path-format=absolute --git-dir)/HEAD.lock
+	echo "ref: refs/heads/fixture-topic" >"$head_lock"
 	mark_killed_run trailers phase=update "new=$after"
 	run "$TOOLS/trailers.sh" -m "$REPLIES" -y
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == "trailers: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock "*"refs/heads/fixture-topic.lock" ]]
+	[[ ${lines[0]} == "trailers: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00): removed the stale lock "*"refs/heads/fixture-topic.lock"* ]]
+	[[ ${lines[0]} == *"removed the stale lock "*"/HEAD.lock"* ]]
 	[ ! -e "$lock" ]
+	[ ! -e "$head_lock" ]
 	[ "$(git -C "$WF_REPO" rev-parse fixture-topic)" = "$after" ]
 	diff -r "$BATS_TEST_TMPDIR/patches.after" "$WF_TOP/patches"
 }

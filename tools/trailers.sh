@@ -112,13 +112,20 @@ refuse() {
 # finish_interrupted: a killed run's marker with the tip it moved the
 # branch to ("new="): when the branch is there and not exported, export it
 # now (the killed run's last step).  A run killed inside its update-ref
-# left git's lock on the branch (or on packed-refs): it goes first.
+# left git's lock on the branch (or on packed-refs, or on HEAD, which
+# update-ref locks too when the branch is checked out): they go first.
 finish_interrupted() {
-	local tip common
+	local tip common head
+	local -a locks
 	# shellcheck disable=SC2310 # wf_recovering is one test: its status is the answer
 	wf_recovering || return 0
 	common=$(repo_git rev-parse --path-format=absolute --git-common-dir)
-	remove_stale_locks "$common/refs/heads/$TOPIC_NAME.lock" "$common/packed-refs.lock"
+	locks=("$common/refs/heads/$TOPIC_NAME.lock" "$common/packed-refs.lock")
+	# shellcheck disable=SC2310 # repo_git is one git command
+	head=$(repo_git symbolic-ref -q HEAD) || head=''
+	[[ $head != "refs/heads/$TOPIC_NAME" ]] ||
+		locks+=("$(repo_git rev-parse --path-format=absolute --git-dir)/HEAD.lock")
+	remove_stale_locks "${locks[@]}"
 	# shellcheck disable=SC2310 # repo_git is one git command
 	tip=$(repo_git rev-parse -q --verify "refs/heads/$TOPIC_NAME") || tip=''
 	# shellcheck disable=SC2310 # its status is its answer
