@@ -144,20 +144,30 @@ leader_alive() {
 }
 
 # watch_phases PID T0: while the process PID runs, note each phase MARKER
-# names, in the order seen, into PHASES, and how long the run stayed in
-# it (ms; the last one until PID ended) into PHASE_LEN.
+# names, in order, into PHASES, and how long the run stayed in it (ms;
+# the last one until PID ended) into PHASE_LEN.  The marker's list of
+# the phases it has been in names those that came and went between two
+# polls too (WF_TEST_FAULTS_POLL: the seconds between polls, 0.005): each
+# is taken to have begun when it was first seen listed.
 watch_phases() {
-	local pid=$1 t0=$2 last='' now i
+	local pid=$1 t0=$2 last='' now i poll=${WF_TEST_FAULTS_POLL:-0.005}
 	local -a names=() starts=()
 	# shellcheck disable=SC2310 # leader_alive is one test: its status is the answer
 	while leader_alive "$pid"; do
 		marker_phase "$MARKER"
-		if [[ -n $MPHASE && $MPHASE != "$last" ]]; then
+		now=$(($(now_ms) - t0))
+		if [[ ${#MPHASES[@]} -gt ${#names[@]} ]]; then
+			for ((i = ${#names[@]}; i < ${#MPHASES[@]}; i++)); do
+				names+=("${MPHASES[i]}")
+				starts+=("$now")
+			done
+			last=${names[-1]}
+		elif [[ ${#MPHASES[@]} -eq 0 && -n $MPHASE && $MPHASE != "$last" ]]; then
 			names+=("$MPHASE")
-			starts+=($(($(now_ms) - t0)))
+			starts+=("$now")
 			last=$MPHASE
 		fi
-		nap 0.005
+		nap "$poll"
 	done
 	now=$(($(now_ms) - t0))
 	PHASES=() PHASE_LEN=()

@@ -7,18 +7,20 @@
 # shellcheck shell=bash
 
 # marker_phase FILE: MPHASE is the phase the run marker FILE names (empty:
-# none); the scratch paths it lists (tools/lib/run.sh) are added to
-# ROW_SCRATCH.  Builtins only: it is polled every few milliseconds, also
-# on a loaded machine.
+# none), MPHASES every phase the run has been in, in order (its
+# "phases=" line, tools/lib/run.sh); the scratch paths it lists are added
+# to ROW_SCRATCH.  Builtins only: it is polled every few milliseconds,
+# also on a loaded machine.
 marker_phase() {
 	local line
-	MPHASE=''
+	MPHASE='' MPHASES=()
 	[[ -e $1 ]] || return 0
 	{
 		while IFS= read -r line; do
-			# shellcheck disable=SC2034 # MPHASE: read by dev/faults.sh
+			# shellcheck disable=SC2034 # MPHASE, MPHASES: read by dev/faults.sh
 			case $line in
 			phase=*) MPHASE=${line#phase=} ;;
+			phases=*) read -r -a MPHASES <<<"${line#phases=}" ;;
 			scratch=*) ROW_SCRATCH[${line#scratch=}]=1 ;;
 			esac
 		done <"$1"

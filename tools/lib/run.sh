@@ -55,16 +55,26 @@ wf_run_begin() {
 			fi
 		done < <(tail -n +2 "$marker")
 	fi
+	WF_RUN_PHASES=()
 	wf_run_note phase=start
 }
 
 # wf_run_note [KEY=VALUE...]: rewrite this run's marker (atomically).
+# Besides the notes, "phases=" lists every phase this run has been in, in
+# order: a watcher that polls the marker (dev/faults.sh -a) learns a
+# phase shorter than its polling interval too.
 wf_run_note() {
-	local marker=$WF_CACHE/$WF_RUN_NAME.run
+	local marker=$WF_CACHE/$WF_RUN_NAME.run arg
 	mkdir -p "$WF_CACHE"
+	for arg; do
+		[[ $arg == phase=* ]] || continue
+		[[ ${#WF_RUN_PHASES[@]} -gt 0 && ${WF_RUN_PHASES[${#WF_RUN_PHASES[@]} - 1]} == "${arg#phase=}" ]] ||
+			WF_RUN_PHASES+=("${arg#phase=}")
+	done
 	{
 		printf 'pid %s, started %s\n' "$$" "${WF_RUN_STARTED:=$(date '+%F %T')}"
 		[[ $# -eq 0 ]] || printf '%s\n' "$@"
+		[[ ${#WF_RUN_PHASES[@]} -eq 0 ]] || printf 'phases=%s\n' "${WF_RUN_PHASES[*]}"
 		[[ ${#WF_RUN_SCRATCH[@]} -eq 0 ]] || printf 'scratch=%s\n' "${WF_RUN_SCRATCH[@]}"
 	} >"$marker.tmp"
 	mv -f "$marker.tmp" "$marker"
