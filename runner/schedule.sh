@@ -125,6 +125,8 @@ assign_stages() {
 # in the reports that the run was interrupted (a report that says "in
 # progress" would say it for ever), die of SIG.
 on_signal() {
+	# (a subshell that got the signal before resetting its traps: it ends)
+	[[ $BASHPID == "$$" ]] || exit 1
 	[[ -z $BEAT_PID ]] || kill "$BEAT_PID" 2>/dev/null || true
 	if [[ -n $OUTDIR ]]; then
 		# shellcheck disable=SC2034 # read by the writers of report.sh

@@ -209,7 +209,11 @@ take_lock() {
 	# shellcheck disable=SC2310 # its status is its answer
 	if ! vl_nearly_full "$WF_CACHE"; then wf_run_begin validate "$RESULTS/tmp"; fi
 	rm -rf "$RESULTS/tmp"
-	trap 'rm -rf "$RESULTS/tmp"; [[ -z ${WF_RUN_NAME:-} ]] || wf_run_end' EXIT
+	# Only this shell cleans up: a background subshell (the heartbeat)
+	# that a signal reaches before it has reset the traps it inherited
+	# runs this EXIT trap too, and removed the scratch directory of the
+	# result being made (seen as "no space left" on a loaded machine).
+	trap '[[ $BASHPID != "$$" ]] || { rm -rf "$RESULTS/tmp"; [[ -z ${WF_RUN_NAME:-} ]] || wf_run_end; }' EXIT
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP
