@@ -145,7 +145,7 @@ secrets_kept() {
 	# Not confirmed: nothing goes.
 	run bash -c "echo no | make -s -C '$REPO_ROOT' send"
 	[ "$status" -ne 0 ]
-	[[ $output == *"send: send v1 for real: 7 message(s) to 11 recipient(s) through 127.0.0.1:$SMTP_PORT (tls, user sam), from Sam Sender <sam@fixture.home.arpa>? Type yes to send: send: error: not confirmed ('no'): nothing sent (YES=1 sends without asking)"* ]]
+	[[ $output == *"send: send v1 for real: 7 message(s) to 13 recipient(s) through 127.0.0.1:$SMTP_PORT (tls, user sam), from Sam Sender <sam@fixture.home.arpa>? Type yes to send: send: error: not confirmed ('no'): nothing sent (YES=1 sends without asking)"* ]]
 	no_mail_left
 	run bash -c "echo yes | make -s -C '$REPO_ROOT' send"
 	echo "$output"

@@ -42,6 +42,13 @@ use_checkout() {
 	sed -n '1,/^$/p' "$p2" | grep -q 'x86@kernel.fixture.home.arpa'
 	headers=$(sed -n '1,/^$/p' "$p2")
 	[[ $headers != *docs@kernel.fixture.home.arpa* ]]
+	# A maintainer found by a keyword (K:) of one patch's text gets that
+	# patch alone: not patch 2, whose draft headers (b4's, the whole
+	# series' addresses) hold the keyword in her list's address.
+	headers=$(sed -n '1,/^$/p' "$dir"/0004-*.eml)
+	[[ $headers == *keeper@kernel.fixture.home.arpa* ]]
+	headers=$(sed -n '1,/^$/p' "$p2")
+	[[ $headers != *keeper@kernel.fixture.home.arpa* && $headers != *sysctl_binary@lists.fixture.home.arpa* ]]
 	# Patch 1 as well: its own maintainers and the people of its trailers.
 	headers=$(sed -n '1,/^$/p' "$dir"/0001-*.eml)
 	[[ $headers == *sysctl@kernel.fixture.home.arpa* && $headers == *dev@fixture.home.arpa* ]]

@@ -134,7 +134,11 @@ is_cover() {
 
 
 # retarget_patches DIR: To/Cc of each patch message from get_maintainer.pl
-# on that patch, plus the people in its trailers.
+# on that patch, plus the people in its trailers.  get_maintainer.pl reads
+# the message without b4's To/Cc: it matches the keywords of MAINTAINERS
+# (K:) against everything before the diff, and b4's headers name the
+# whole series' people (CLANG/LLVM's K: matched llvm@lists.linux.dev
+# there, and every patch went to the LLVM maintainers).
 retarget_patches() {
 	local dir=$1 f
 	local -a files=()
@@ -147,7 +151,7 @@ retarget_patches() {
 		return 0
 	}
 	(cd "$B4_DIR" && python3 - "${files[@]}") <<'EOF'
-import re, subprocess, sys
+import os, re, subprocess, sys, tempfile
 from email.utils import getaddresses, formataddr
 
 GM = ['./scripts/get_maintainer.pl', '--nogit', '--nogit-fallback',
@@ -159,11 +163,24 @@ def addrs(args):
     out = subprocess.run(GM + args, capture_output=True, text=True, check=True)
     return getaddresses([l for l in out.stdout.splitlines() if l.strip()])
 
+def without_recipients(head, body):
+    """The message as get_maintainer.pl is to read it: no To/Cc."""
+    lines = re.sub(r'\n[ \t]+', ' ', head).split('\n')
+    kept = [l for l in lines if not re.match(r'(?i)^(to|cc):', l)]
+    fd, name = tempfile.mkstemp(suffix='.eml')
+    with os.fdopen(fd, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(kept) + '\n\n' + body)
+    return name
+
 for path in sys.argv[1:]:
     raw = open(path, encoding='utf-8').read()
     head, body = raw.split('\n\n', 1)
-    tos = addrs(['--nol', path])
-    ccs = addrs(['--nom', path])
+    plain = without_recipients(head, body)
+    try:
+        tos = addrs(['--nol', plain])
+        ccs = addrs(['--nom', plain])
+    finally:
+        os.unlink(plain)
     ccs += getaddresses([m.group(2) for m in TRAILER.finditer(body)])
     seen, to, cc = set(), [], []
     for lst, pairs in ((to, tos), (cc, ccs)):
