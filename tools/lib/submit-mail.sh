@@ -163,24 +163,24 @@ def addrs(args):
     out = subprocess.run(GM + args, capture_output=True, text=True, check=True)
     return getaddresses([l for l in out.stdout.splitlines() if l.strip()])
 
-def without_recipients(head, body):
-    """The message as get_maintainer.pl is to read it: no To/Cc."""
-    lines = re.sub(r'\n[ \t]+', ' ', head).split('\n')
-    kept = [l for l in lines if not re.match(r'(?i)^(to|cc):', l)]
+def maintainers(lines, body):
+    """get_maintainer.pl's To and Cc for the message of header LINES."""
     fd, name = tempfile.mkstemp(suffix='.eml')
-    with os.fdopen(fd, 'w', encoding='utf-8') as f:
-        f.write('\n'.join(kept) + '\n\n' + body)
-    return name
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write('\n'.join(lines) + '\n\n' + body)
+        return addrs(['--nol', name]), addrs(['--nom', name])
+    finally:
+        os.unlink(name)
 
 for path in sys.argv[1:]:
     raw = open(path, encoding='utf-8').read()
     head, body = raw.split('\n\n', 1)
-    plain = without_recipients(head, body)
-    try:
-        tos = addrs(['--nol', plain])
-        ccs = addrs(['--nom', plain])
-    finally:
-        os.unlink(plain)
+    # The headers unfolded, without b4's To/Cc: what get_maintainer.pl
+    # reads, and what the new To/Cc go into.
+    lines = [l for l in re.sub(r'\n[ \t]+', ' ', head).split('\n')
+             if not re.match(r'(?i)^(to|cc):', l)]
+    tos, ccs = maintainers(lines, body)
     ccs += getaddresses([m.group(2) for m in TRAILER.finditer(body)])
     seen, to, cc = set(), [], []
     for lst, pairs in ((to, tos), (cc, ccs)):
@@ -190,12 +190,9 @@ for path in sys.argv[1:]:
                 lst.append(formataddr((name, mail)))
     if not to:
         to, cc = cc, []
-    # Unfold, drop the old To/Cc, add the new ones after Subject.
-    lines = re.sub(r'\n[ \t]+', ' ', head).split('\n')
+    # The new To/Cc after Subject.
     out = []
     for line in lines:
-        if re.match(r'(?i)^(to|cc):', line):
-            continue
         out.append(line)
         if re.match(r'(?i)^subject:', line):
             out.append('To: ' + ',\n '.join(to))
