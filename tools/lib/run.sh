@@ -68,7 +68,7 @@ wf_run_note() {
 	mkdir -p "$WF_CACHE"
 	for arg; do
 		[[ $arg == phase=* ]] || continue
-		[[ ${#WF_RUN_PHASES[@]} -gt 0 && ${WF_RUN_PHASES[${#WF_RUN_PHASES[@]} - 1]} == "${arg#phase=}" ]] ||
+		[[ ${#WF_RUN_PHASES[@]} -gt 0 && ${WF_RUN_PHASES[-1]} == "${arg#phase=}" ]] ||
 			WF_RUN_PHASES+=("${arg#phase=}")
 	done
 	{
