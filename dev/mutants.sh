@@ -26,11 +26,12 @@
 # mutant at a time, in the order of their names: the copy is reset, the
 # diff applied (one that does not apply is a stale mutant, an error), and
 # the suites run through the copy's tests/run.sh (the tests see the copy
-# as their REPO_ROOT and keep to their own caches), under a timeout.
-# Killed: a test failed (the names of the first ones are shown), or the
-# run timed out.  A line as each mutant starts and ends, then the table
-# "mutant | suites | killed by | time" and "N killed, N survived" (",
-# N errors"); exit status 0 only with no survivor and no error.  The log
+# as their REPO_ROOT and keep to their own caches), under a timeout,
+# and stopped at the first test that fails (the baselines too).
+# Killed: a test failed (its name is shown), or the run timed out.  A
+# line as each mutant starts and ends, then the table "mutant | suites |
+# killed by | time" and "N killed, N survived" (", N errors"); exit
+# status 0 only with no survivor and no error.  The log
 # of each run is kept in out/mutants/ (<name>.log, base-<n>.log).
 #
 # Coverage: every check directory (checks/*/ with a run), every command
@@ -157,9 +158,12 @@ reset_copy() {
 }
 
 # run_suites LOG FILTER SUITE...: the suites through the copy's
-# tests/run.sh (FILTER empty: no filter) under the timeout; RUN_RC its
-# status, RUN_TIMEOUT 1 when the timeout ended it, RUN_FAILED the names of
-# the tests that failed, one a line, RUN_LOG the log.
+# tests/run.sh (FILTER empty: no filter) under the timeout, stopped at the
+# first test that fails (one failure is the verdict: the tests after it
+# would only cost time, up to the timeout when the mutant also makes one
+# hang); RUN_RC its status, RUN_TIMEOUT 1 when the timeout ended it,
+# RUN_FAILED the names of the tests that failed, one a line, RUN_LOG the
+# log.
 run_suites() {
 	local log=$1 filter=$2
 	local -a args=()
@@ -169,10 +173,25 @@ run_suites() {
 	WF_TEST_SUMMARY=$SCRATCH/copy/out/test-summary \
 		timeout -k 30 "$TIMEOUT" "$SCRATCH/copy/tests/run.sh" "${args[@]}" "$@" </dev/null >"$log" 2>&1 &
 	CHILD=$!
+	while kill -0 "$CHILD" 2>/dev/null; do
+		if failed_tests "$log" | grep -q .; then
+			# (timeout passes TERM on to the suites' process group, and
+			# dies of it: not its own 124)
+			kill -TERM "$CHILD" 2>/dev/null || true
+			break
+		fi
+		nap 0.5
+	done
 	wait "$CHILD" || RUN_RC=$?
 	CHILD=''
 	[[ $RUN_RC -ne 124 && $RUN_RC -ne 137 ]] || RUN_TIMEOUT=1
-	RUN_FAILED=$(sed -nE 's/^not ok [0-9]+ (.*) in [0-9]+ms( # .*)?$/\1/p' "$log")
+	RUN_FAILED=$(failed_tests "$log")
+}
+
+# failed_tests LOG: the names of the tests that failed in LOG (the TAP
+# of tests/run.sh, whose lines carry "[N] " when lanes run at once).
+failed_tests() {
+	sed -nE 's/^(\[[0-9a-z]+\] )?not ok [0-9]+ (.*) in [0-9]+ms( # .*)?$/\2/p' "$1"
 }
 
 # apply_mutant NAME [--check]: the diff applied to the copy (--check:

@@ -104,6 +104,18 @@ mutants() {
 	[ "${lines[-1]}" = "1 killed, 0 survived" ]
 }
 
+@test "mutants: the suites stop at the first test that fails: a later test that hangs costs no timeout" {
+	# add.sh subtracts (the first test fails) and hangs on 5 (the second
+	# would run until the timeout)
+	mutant add-hangs-later add.bats '^add:' tools/add.sh 's/^echo \$((\$1 + \$2))$/[ "$1" != 5 ] || sleep 600; echo $(($1 - $2))/'
+	grep -qF 'sleep 600' "$WF_MUTANTS_DIR/add-hangs-later.patch"
+	MUTANTS_TIMEOUT=120 mutants
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(row add-hangs-later) == "add-hangs-later | add.bats | add: two and two make four | "* ]]
+	[ "${lines[-1]}" = "1 killed, 0 survived" ]
+}
+
 @test "mutants: a mutant that makes a test write into WF_CACHE is killed by the guard of tests/run.sh" {
 	# shellcheck disable=SC2016 # add.sh's own expansion
 	mutant add-writes-cache add.bats '^add: two' tools/add.sh 's|^echo|: >"$WF_CACHE/leak"; echo|'
