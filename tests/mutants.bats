@@ -116,6 +116,15 @@ mutants() {
 	[ "${lines[-1]}" = "1 killed, 0 survived" ]
 }
 
+@test "mutants: a mutant of two suites run in two lanes is killed by its test's name" {
+	printf '@test "other: true" {\n\ttrue\n}\n' >"$FIX/tests/other.bats"
+	mutant add-subtracts 'add.bats other.bats' '' tools/add.sh 's/+/-/'
+	WF_TEST_JOBS=2 mutants
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $(row add-subtracts) == "add-subtracts | add.bats other.bats | add: two and two make four | "* ]]
+}
+
 @test "mutants: a mutant that makes a test write into WF_CACHE is killed by the guard of tests/run.sh" {
 	# shellcheck disable=SC2016 # add.sh's own expansion
 	mutant add-writes-cache add.bats '^add: two' tools/add.sh 's|^echo|: >"$WF_CACHE/leak"; echo|'
