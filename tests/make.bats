@@ -304,6 +304,27 @@ status_lines() {
 	[ "$output" = "run.sh: error: WF_TEST_JOBS must be a number of lanes, not 'lots'" ]
 }
 
+@test "tests: a lane takes the next suite as it ends its last: a long suite holds back no short one queued behind it" {
+	local d=$BATS_TEST_TMPDIR/suites summary=$BATS_TEST_TMPDIR/summary
+	mkdir -p "$d"
+	# One long suite and three short ones, of the same (unknown) weight:
+	# queued z-long, s3, s2, s1.  Fixed lanes would give the first lane
+	# z-long then s2; from the queue, the second lane runs s3, s2 and s1
+	# while the first runs z-long.
+	# shellcheck disable=SC2016 # expanded by the inner suites
+	for s in z-long:8 s1:1 s2:1 s3:1; do
+		printf '@%s\n' "test \"${s%:*}\" { echo \"start ${s%:*}\" >>\"$d/log\"; sleep ${s#*:}; echo \"end ${s%:*}\" >>\"$d/log\"; }" \
+			>"$d/${s%:*}.bats"
+	done
+	WF_TEST_JOBS=2 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/s1.bats" "$d/s2.bats" "$d/s3.bats" "$d/z-long.bats" 3>&-
+	echo "$output"
+	cat "$d/log"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$summary")" = "4 passed, 0 failed, 0 skipped" ]
+	[ "$(tail -n 1 "$d/log")" = "end z-long" ]
+	[ "$(grep -c '^end s' "$d/log")" -eq 3 ]
+}
+
 # commands: the executable scripts a user or make runs (not the libraries).
 commands() {
 	local f

@@ -94,18 +94,21 @@ while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 # first and alone: it kills commands at moments drawn within their
 # measured durations, and a busy machine moves the moments.  qemu, stress
 # and series share the tests' own cache (the boot kernel of the real
-# series, its locks): they run one after the other in one lane.  The
-# lanes are filled longest first, by the seconds each suite took (WEIGHT:
-# one lane, this machine, 2026-12-06; only their ratios matter; an
-# unknown suite counts 60).
+# series, its locks): they run one after the other, as one item.  The
+# items wait in one queue, longest first, by the seconds each took
+# (WEIGHT: .ci/run on a clean clone, this machine, two lanes, quiet,
+# 2026-12-07; only their order matters; an unknown suite counts 60), and
+# a lane takes the next one as it ends its last: a weight gone stale
+# costs a lane no idle time.
 cpus=$(nproc 2>/dev/null || echo 1)
 jobs=${WF_TEST_JOBS:-$((cpus >= 2 ? 2 : 1))}
 [[ $jobs =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: error: WF_TEST_JOBS must be a number of lanes, not '$jobs'" >&2; exit 2; }
-declare -A WEIGHT=([faults.bats]=145 [validate.bats]=88 [recovery.bats]=57 [stress.bats]=55
-	[preflight.bats]=49 [configs.bats]=41 [qemu.bats]=33 [submit.bats]=33 [send.bats]=30
-	[checks.bats]=29 [schedule.bats]=28 [series.bats]=25 [port.bats]=20 [make.bats]=18
-	[mutants.bats]=12 [kconfig.bats]=10 [trailers.bats]=10 [distcc.bats]=8 [trees.bats]=5 [qemu-standin.bats]=3 [arm64.bats]=2
-	[rebuild.bats]=4 [status.bats]=25 [bisect.bats]=2 [base.bats]=1 [docs.bats]=1 [cost-stages.bats]=1)
+declare -A WEIGHT=([faults.bats]=170 [series.bats]=139 [validate.bats]=123 [send.bats]=113
+	[submit.bats]=71 [recovery.bats]=69 [configs.bats]=57 [preflight.bats]=57 [stress.bats]=48
+	[checks.bats]=47 [cross.bats]=42 [schedule.bats]=36 [qemu.bats]=32 [port.bats]=28 [make.bats]=26
+	[trailers.bats]=15 [mutants.bats]=14 [status.bats]=11 [distcc.bats]=11 [kconfig.bats]=11
+	[kcidb.bats]=10 [qemu-standin.bats]=10 [trees.bats]=9 [layout.bats]=9 [rebuild.bats]=5
+	[arm64.bats]=5 [docs.bats]=4 [bisect.bats]=3 [base.bats]=1 [cost-stages.bats]=1)
 solo=() shared=() items=()
 for s in "${suites[@]}"; do
 	case ${s##*/} in
@@ -120,37 +123,50 @@ weight_of() {
 	for s in "$@"; do w=$((w + ${WEIGHT[${s##*/}]:-60})); done
 	echo "$w"
 }
-lanes=() loads=()
-for ((i = 0; i < jobs; i++)); do lanes+=(''); loads+=(0); done
-while read -r w item; do
-	best=0
-	for ((i = 1; i < jobs; i++)); do [[ ${loads[i]} -ge ${loads[best]} ]] || best=$i; done
-	lanes[best]+="$item "
-	loads[best]=$((loads[best] + w))
-done < <({
+queue=$work/queue
+{
 	[[ ${#shared[@]} -eq 0 ]] || echo "$(weight_of "${shared[@]}") ${shared[*]}"
 	for s in "${items[@]}"; do echo "$(weight_of "$s") $s"; done
-} | sort -rn -k1,1)
+} | sort -rn -k1,1 | cut -d' ' -f2- >"$queue"
+used=$(grep -c . "$queue" || true)
+[[ $used -le $jobs ]] || used=$jobs
 
-# run_lane N SUITE...: bats on the SUITEs, TAP into work/N.tap, each line
-# on the terminal too (prefixed [N] when two lanes or more run at once).
+# next_item: the first item of the queue, taken off it (one lane at a
+# time); status 1 when none is left.
+next_item() {
+	local item
+	exec {qfd}>>"$queue.lock"
+	flock "$qfd"
+	item=$(head -n 1 "$queue")
+	sed -i 1d "$queue"
+	exec {qfd}>&-
+	[[ -n $item ]] || return 1
+	echo "$item"
+}
+
+# run_lane N [SUITE...]: bats on the SUITEs (none: on each item it takes
+# from the queue, until none is left), TAP into work/N.tap, each line on
+# the terminal too (prefixed [N] when two lanes or more run at once).
 run_lane() {
-	local n=$1 rc=0 prefix=''
+	local n=$1 rc=0 prefix='' item
 	shift
 	[[ $used -le 1 || $n == solo ]] || prefix="[$n] "
-	bats --tap --timing "${filter[@]}" "$@" | tee "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=$?
+	if [[ $# -gt 0 ]]; then
+		bats --tap --timing "${filter[@]}" "$@" | tee "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=$?
+	else
+		while item=$(next_item); do
+			# shellcheck disable=SC2086 # an item is a list of suite names
+			bats --tap --timing "${filter[@]}" $item | tee -a "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=1
+		done
+	fi
 	echo "$rc" >"$work/$n.rc"
 }
 
-used=0
-for ((i = 0; i < jobs; i++)); do [[ -z ${lanes[i]} ]] || used=$((used + 1)); done
 rc=0
 [[ ${#solo[@]} -eq 0 ]] || run_lane solo "${solo[@]}"
 pids=()
-for ((i = 0; i < jobs; i++)); do
-	[[ -n ${lanes[i]} ]] || continue
-	# shellcheck disable=SC2086 # a lane is a list of suite names
-	run_lane "$((i + 1))" ${lanes[i]} &
+for ((i = 1; i <= used; i++)); do
+	run_lane "$i" &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
