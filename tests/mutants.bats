@@ -107,6 +107,7 @@ mutants() {
 @test "mutants: the suites stop at the first test that fails: a later test that hangs costs no timeout" {
 	# add.sh subtracts (the first test fails) and hangs on 5 (the second
 	# would run until the timeout)
+	# shellcheck disable=SC2016 # sed's and add.sh's own expansions
 	mutant add-hangs-later add.bats '^add:' tools/add.sh 's/^echo \$((\$1 + \$2))$/[ "$1" != 5 ] || sleep 600; echo $(($1 - $2))/'
 	grep -qF 'sleep 600' "$WF_MUTANTS_DIR/add-hangs-later.patch"
 	MUTANTS_TIMEOUT=120 mutants

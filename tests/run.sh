@@ -154,6 +154,7 @@ run_lane() {
 	if [[ $# -gt 0 ]]; then
 		bats --tap --timing "${filter[@]}" "$@" | tee "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=$?
 	else
+		# shellcheck disable=SC2310 # its status 1 (no item left) ends the loop
 		while item=$(next_item); do
 			# shellcheck disable=SC2086 # an item is a list of suite names
 			bats --tap --timing "${filter[@]}" $item | tee -a "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=1
