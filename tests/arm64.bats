@@ -84,6 +84,21 @@ wire_arm64() {
 	[ "$(cell 2 arm64)" = pass ]
 }
 
+@test "arm64: 6.12's table (arch/arm64/tools/syscall_32.tbl) wires it up as 6.1's unistd32.h does" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	mkdir -p "$WF_REPO/arch/arm64/tools"
+	printf '148\tcommon\tfdatasync\t\tsys_fdatasync\n149\tcommon\t_sysctl\t\t\tsys_sysctl\t\tcompat_sys_sysctl\n' \
+		>"$WF_REPO/arch/arm64/tools/syscall_32.tbl"
+	git -C "$WF_REPO" add -f arch/arm64/tools/syscall_32.tbl
+	git -C "$WF_REPO" -c user.name="A Developer" -c user.email=dev@example.org \
+		commit -q -s -m "arm64: Wire up sysctl(2) for 32-bit tasks" -m "Why."
+	validate -c arm64
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(reason 2 arm64)" = "arm64, 32-bit ARM programs: wired up, 7 of 7 names translated (config arm64)" ]
+	[ "$(sed -n 1p "$GUEST/append")" = SMOKE_EXPECT=complete ]
+}
+
 @test "arm64: a guest that fails fails the check, with its failing line" {
 	wire_arm64
 	touch "$GUEST/fail"
