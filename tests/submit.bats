@@ -77,6 +77,17 @@ use_checkout() {
 	[ ! -e "$WF_TOP/cover-letters/6.1/sent" ]
 }
 
+@test "submit: a b4 work repo left on its base branch (a user looked at it) is moved off it, and the next revision is written" {
+	run "$TOOLS/submit.sh"
+	[ "$status" -eq 0 ]
+	git -C "$WF_CACHE/branches/6.1/b4/linux" checkout -q wf-base
+	rm -rf "$WF_TOP/out/6.1/submit"
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(find "$WF_TOP/out/6.1/submit/v1" -maxdepth 1 -name '*.eml' | wc -l)" -eq 6 ]
+}
+
 @test "submit: a line before each b4 step that may take a minute says what it does" {
 	run "$TOOLS/submit.sh"
 	echo "$output"
