@@ -3,6 +3,7 @@
 # (another version of the packaged source) on fixture trees.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 # make_tree NAME BRANCH: a subsystem tree repo made from the fixture base.
 make_tree() {
@@ -72,6 +73,11 @@ setup() {
 	[[ $(grep -E '^proc +' <<<"$output") == *"0006-sysctl-Initialise-one-to-two"*"needs 0005-sysctl-Initialise-one (sysctl)" ]]
 	[[ $output == *"0006-sysctl-Initialise-one-to-two (proc) must go in together with 0005-sysctl-Initialise-one (sysctl)"* ]]
 	[[ $output != *CONFLICT* ]]
+	# stdout is the report and nothing else (the search for what a patch
+	# needs prints nothing of its own).
+	run --separate-stderr "$TOOLS/trees.sh"
+	[ "$status" -eq 0 ]
+	diff <(printf '%s\n' "$output") "$WF_TOP/out/6.1/trees.txt"
 }
 
 @test "trees: all applying gives exit 0; nothing fetched is left in the cache repo" {
