@@ -380,6 +380,18 @@ ported_with_resolution() {
 	[ ! -e "$dir/port.run" ]
 }
 
+@test "port: a clean port killed before it made its tree leaves a marker only; the next run cleans that up and ports" {
+	dir=$WF_CACHE/port/6.1..6.12
+	mkdir -p "$dir"
+	printf 'pid 4242, started 2026-01-01 00:00:00\nphase=setup\n' >"$dir/port.run"
+	[ ! -e "$PORT_TREE" ]
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	[[ $output == *"port: cleaning up an interrupted run (pid 4242, started 2026-01-01 00:00:00)"* ]]
+	[[ $output == *"port: wrote patches/6.12/ (3 patch file(s) changed)"* ]]
+	[ ! -e "$dir/port.run" ]
+}
+
 @test "port: a run killed after it committed the user's resolution keeps the commit and goes on" {
 	ported_with_resolution
 	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
