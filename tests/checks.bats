@@ -217,6 +217,17 @@ commit_tool() {
 	run_check kernel-doc
 	[ "$status" -eq 2 ]
 	[ "$output" = "kernel-doc: no scripts/kernel-doc in $WF_REPO" ]
+	# One that dies after some chatter: its last line, in one line.
+	mkdir -p "$WF_REPO/scripts"
+	printf 'print STDERR "reading the files\\n";\ndie "kernel-doc broke\\n";\n' >"$WF_REPO/scripts/kernel-doc"
+	git -C "$WF_REPO" add -f scripts/kernel-doc
+	git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org commit -q -s -m "scripts: A kernel-doc that dies" -m "Why."
+	validate_commit_edit include/extra.h 's/int baz/int qux/' "sysctl: Rename baz"
+	run_check kernel-doc
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ $output == "kernel-doc: scripts/kernel-doc failed on "*": kernel-doc broke" ]]
+	[ "${#lines[@]}" -eq 1 ]
 }
 
 @test "the runner picks up codespell, kernel-doc, kconfig, w1, clang and cross as directories, with no edit to it" {
