@@ -361,6 +361,25 @@ commit_tool() {
 	[ ! -e "$WF_CACHE/branches/6.1/validate/build/clang/base" ]
 }
 
+@test "clang: clang without ld.lld (or ld.lld without clang) is an infrastructure error, named, before anything runs" {
+	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
+	local tool bin
+	for tool in ld.lld clang; do
+		# Everything of this machine's PATH but TOOL.
+		bin=$BATS_TEST_TMPDIR/bin-$tool
+		mkdir -p "$bin"
+		for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+			case ${f##*/} in "$tool" | "$tool"-[0-9]*) continue ;; esac
+			ln -sf "$f" "$bin/${f##*/}"
+		done
+		PATH=$bin run_check clang
+		echo "$tool: $output"
+		[ "$status" -eq 2 ]
+		[ "$output" = "clang or ld.lld is not installed (apt-get install clang lld llvm)" ]
+		[ ! -e "$BATS_TEST_TMPDIR/clang/tree" ]
+	done
+}
+
 @test "clang: a warning the base has too is old at the tip" {
 	# The base warns in main.c; the series leaves that line alone.
 	sed -i 's|^int main(void)$|static int unused_const(void)\n{\n\tint n = 1;\n\n\treturn n \&\& 2;\n}\n\nint main(void)|' \
