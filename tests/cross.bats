@@ -125,6 +125,7 @@ amend_base() {
 }
 
 @test "cross: a warning on arm64 alone that the base does not give fails; one the base gives too is old" {
+	checks_copy
 	# The base warns on arm64 in main.c; the series leaves it alone.
 	amend_base 's|^int main(void)$|#ifdef __aarch64__\nstatic int unused_in_base;\n#endif\n\nint main(void)|' kernel/main.c
 	validate_commit_edit kernel/names.c 's/return 2;/return 3;/' "sysctl: Translate one more name"
@@ -148,6 +149,13 @@ amend_base() {
 	# The base's build was kept: not built again for the same base.
 	grep -qF "cross-arm64: the base, tree" "$(log 2 cross)"
 	run ! grep -qF "cross-arm64: building the base" "$(log 2 cross)"
+	# The same base in another config (the row's fragment changed) is
+	# built again; the rows whose fragments did not change keep theirs.
+	echo '# changed' >>"$WF_CONFIGS_DIR/cross/arm64.config"
+	validate_commit_edit kernel/names.c 's/return 3;/return 4;/' "sysctl: Translate yet another name"
+	validate -c cross
+	[ "$status" -eq 1 ]
+	grep -qF "cross-arm64: building the base" "$(log 3 cross)"
 }
 
 @test "cross: an architecture whose compiler probe fails is a MISS with its reason, never built, never a pass" {
