@@ -88,6 +88,22 @@ use_checkout() {
 	[ "$(find "$WF_TOP/out/6.1/submit/v1" -maxdepth 1 -name '*.eml' | wc -l)" -eq 6 ]
 }
 
+@test "submit: the round trip checks every patch, the first too: patch 1 without its author's Signed-off-by is refused" {
+	local base
+	base=$(git -C "$WF_REPO" rev-parse 'refs/tags/base/6.1.99-1^{commit}')
+	# Patch 1's message without its author's sign-off (the trees as they were).
+	GIT_SEQUENCE_EDITOR="sed -i '1s/^pick/reword/'" GIT_EDITOR="sed -i '/^Signed-off-by: A Developer/d'" \
+		git -C "$WF_REPO" -c user.name=A -c user.email=a@example.org rebase -q -i "$base"
+	msg=$(git -C "$WF_REPO" log -1 --format=%B "$(git -C "$WF_REPO" rev-list --reverse "$base..fixture-topic" | head -n 1)")
+	[[ $msg != *"Signed-off-by: A Developer"* ]]
+	"$TOOLS/export.sh" 2>/dev/null
+	pass_validation
+	run "$TOOLS/submit.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"round trip: patch 1: no Signed-off-by from its author A Developer <dev@fixture.home.arpa>"* ]]
+}
+
 @test "submit: a line before each b4 step that may take a minute says what it does" {
 	run "$TOOLS/submit.sh"
 	echo "$output"
