@@ -328,6 +328,11 @@ secrets_kept() {
 	[ -n "$WF_TOP" ]
 	make -s -C "$REPO_ROOT" clean
 	[ ! -e "$WF_TOP/out" ]
+	# Another revision named while v1 is half-sent: refused, v1 first.
+	run "$TOOLS/send.sh" -r 2
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == "send: error: v1 is half-sent ("*"): finish it first with 'make send'" ]]
 	# The provider back (on another port): the rest, from the copy, and
 	# v1 recorded; the server has each message once.
 	wait "$SMTP_PID" || true
