@@ -150,7 +150,7 @@ amend_base() {
 	grep -qF "cross-arm64: the base, tree" "$(log 2 cross)"
 	run ! grep -qF "cross-arm64: building the base" "$(log 2 cross)"
 	# The same base in another config (the row's fragment changed) is
-	# built again; the rows whose fragments did not change keep theirs.
+	# built again.
 	echo '# changed' >>"$WF_CONFIGS_DIR/cross/arm64.config"
 	validate_commit_edit kernel/names.c 's/return 3;/return 4;/' "sysctl: Translate yet another name"
 	validate -c cross
