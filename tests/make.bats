@@ -260,7 +260,7 @@ status_lines() {
 	[ "$(cat "$summary")" = "1 passed, 0 failed, 0 skipped" ]
 }
 
-@test "tests: suites run in WF_TEST_JOBS lanes at once (two by default); a failure in any lane fails the run; faults.bats alone" {
+@test "tests: suites run in WF_TEST_JOBS lanes at once (two by default); a failure in any lane fails the run; faults.bats in a lane of its own" {
 	local d=$BATS_TEST_TMPDIR/suites summary=$BATS_TEST_TMPDIR/summary
 	mkdir -p "$d"
 	# Each test notes when it starts and ends, a second apart.
@@ -275,10 +275,19 @@ status_lines() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$summary")" = "3 passed, 0 failed, 0 skipped" ]
-	# faults first and alone, then a and b at once, each in its lane.
-	[ "$(awk '{ print $1, $2 }' "$d/log" | head -n 2 | tr '\n' ' ')" = "start faults end faults " ]
-	[ "$(sed -n 3,4p "$d/log" | awk '{ print $1 }' | tr '\n' ' ')" = "start start " ]
+	# faults in a lane of its own beside the two lanes of a and b: the
+	# three at once.
+	[ "$(awk '{ print $1 }' "$d/log" | head -n 3 | tr '\n' ' ')" = "start start start " ]
 	grep -q '^\[1\] ok 1 ' <<<"$output" && grep -q '^\[2\] ok 1 ' <<<"$output"
+	grep -q '^\[f\] ok 1 faults' <<<"$output"
+	# With one lane, faults first and alone, then the others one after
+	# the other.
+	rm "$d/log"
+	WF_TEST_JOBS=1 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/b.bats" "$d/faults.bats" 3>&-
+	[ "$status" -eq 0 ]
+	[ "$(awk '{ print $1, $2 }' "$d/log" | head -n 2 | tr '\n' ' ')" = "start faults end faults " ]
+	[ "$(awk '{ print $1 }' "$d/log" | tr '\n' ' ')" = "start end start end start end " ]
+	[ "$(grep -c '^\[' <<<"$output" || true)" -eq 0 ]
 	# A failure in the second lane fails the run; one lane is one after the other.
 	rm "$d/log"
 	WF_TEST_JOBS=2 WF_TEST_SUMMARY=$summary run "$REPO_ROOT/tests/run.sh" "$d/a.bats" "$d/c.bats" 3>&-

@@ -91,8 +91,13 @@ while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 # Lanes.  The suites run in WF_TEST_JOBS lanes at once (default: 2 on a
 # machine with two CPUs or more, else 1): faster on two cores than one
 # lane (doc/timings.md).  faults.bats runs
-# first and alone: it kills commands at moments drawn within their
-# measured durations, and a busy machine moves the moments.  qemu, stress
+# beside the lanes, in a lane of its own ([f]), from the start: it mostly
+# waits (on the commands it kills, on a stalled test server: 99 s of CPU
+# in 152 s alone, 2026-12-07), and its kills are drawn within durations it
+# measures on the same machine, so a busy machine moves its moments and
+# its measures alike (all 13 of its tests passed three runs in a row
+# under a kernel build and make mutants); with one lane, it runs first,
+# then the others, one after the other.  qemu, stress
 # and series share the tests' own cache (the boot kernel of the real
 # series, its locks): they run one after the other, as one item.  The
 # items wait in one queue, longest first, by the seconds each took
@@ -130,6 +135,9 @@ queue=$work/queue
 } | sort -rn -k1,1 | cut -d' ' -f2- >"$queue"
 used=$(grep -c . "$queue" || true)
 [[ $used -le $jobs ]] || used=$jobs
+# How many lanes run at once (faults' own lane too, beside two or more).
+at_once=$used
+[[ ${#solo[@]} -eq 0 || $jobs -lt 2 ]] || at_once=$((used + 1))
 
 # next_item: the first item of the queue, taken off it (one lane at a
 # time); status 1 when none is left.
@@ -150,7 +158,7 @@ next_item() {
 run_lane() {
 	local n=$1 rc=0 prefix='' item
 	shift
-	[[ $used -le 1 || $n == solo ]] || prefix="[$n] "
+	[[ $at_once -le 1 || $n == solo ]] || prefix="[$n] "
 	if [[ $# -gt 0 ]]; then
 		bats --tap --timing "${filter[@]}" "$@" | tee "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=$?
 	else
@@ -164,8 +172,13 @@ run_lane() {
 }
 
 rc=0
-[[ ${#solo[@]} -eq 0 ]] || run_lane solo "${solo[@]}"
 pids=()
+if [[ ${#solo[@]} -gt 0 && $jobs -ge 2 ]]; then
+	run_lane f "${solo[@]}" &
+	pids+=($!)
+elif [[ ${#solo[@]} -gt 0 ]]; then
+	run_lane solo "${solo[@]}"
+fi
 for ((i = 1; i <= used; i++)); do
 	run_lane "$i" &
 	pids+=($!)
