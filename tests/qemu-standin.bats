@@ -21,6 +21,7 @@ setup() {
 standin_qemu() {
 	cat >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64" <<QEMU
 #!/bin/sh
+[ "\$1" != --version ] || { echo 'QEMU emulator version 0 (stand-in)'; exit 0; }
 while [ \$# -gt 0 ]; do
 	case \$1 in -serial) log=\${2#file:} ;; esac
 	shift
@@ -50,6 +51,27 @@ boot() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"FAIL: guest hung: killed after 2s (last line: ok 2 - more)"* ]]
 	grep -qx 'ok 2 - more' "$BATS_TEST_TMPDIR/console.log"
+}
+
+@test "runner: without -t, a TCG guest has 180 s, a KVM one 60 s" {
+	# TCG is some ten times slower than KVM: a default made for KVM kills
+	# a slow TCG boot that would have passed.
+	standin_qemu off
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -A tcg -i "$BATS_TEST_TMPDIR/initrd" \
+		-l "$BATS_TEST_TMPDIR/console.log" "$BATS_TEST_TMPDIR/bzImage"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"(tcg -cpu max -smp 1, timeout 180s, "* ]]
+	[[ -r /dev/kvm && -w /dev/kvm ]] || skip "no usable /dev/kvm here: the KVM default is not tried"
+	# A probe kept for this boot and this QEMU: KVM with -cpu host.
+	mkdir -p "$WF_CACHE/branches/6.1/boot"
+	printf '%s %s\nhost\n' "$(cat /proc/sys/kernel/random/boot_id)" "QEMU emulator version 0 (stand-in)" \
+		>"$WF_CACHE/branches/6.1/boot/kvm-probe"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$QEMU_BOOT/run.sh" -A kvm -i "$BATS_TEST_TMPDIR/initrd" \
+		-l "$BATS_TEST_TMPDIR/console.log" "$BATS_TEST_TMPDIR/bzImage"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"(kvm -cpu host -smp 1, timeout 60s, "* ]]
 }
 
 @test "runner: a line of bad-console.txt that is blank or an indented comment is no pattern" {
