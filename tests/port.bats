@@ -193,6 +193,23 @@ ported_with_resolution() {
 	diff -r "$BATS_TEST_TMPDIR/before" "$WF_TOP/patches/6.12"
 }
 
+@test "port: a saved fixup that no longer applies stops the port with git am's reason" {
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	printf '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three = 3; /* 6.12 */\n' >"$PORT_TREE/kernel/sysctl.c"
+	git -C "$PORT_TREE" commit -q -a --fixup=HEAD
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+	fixup=$WF_TOP/patches/6.12/port/fixups/0001-fixup-sysctl-Initialise-three.patch
+	# Edited by hand: a line it removes that the port does not have, and
+	# no blob ids for a 3-way merge.
+	grep -qx -- '-int three = 3;' "$fixup"
+	sed -i -e '/^index /d' -e 's/^-int three = 3;$/-int three = 33;/' "$fixup"
+	port 6.1 6.12
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "port: error: fixup patches/6.12/port/fixups/0001-fixup-sysctl-Initialise-three.patch does not apply on the port: sha1 information is lacking or useless (kernel/sysctl.c)." ]
+}
+
 @test "port: an amend! fixup whose message the FROM series changed since stops the port" {
 	local fixups=$WF_TOP/patches/6.12/port/fixups from=$WF_TOP/patches/6.1/0001-sysctl-Add-new.c.patch
 	port 6.1 6.12
