@@ -138,8 +138,9 @@ apply_each() {
 		if out=$(GIT_INDEX_FILE=$SCRATCH_DIR/index repo_git apply --cached "$p" 2>&1); then
 			ROWS+=("${p##*/}|applies")
 		else
-			conflicts=$(sed -nE -e 's/^error: patch failed: (.*):[0-9]+$/\1/p' \
-				-e 's/^error: (.*): (does not exist in index|already exists in index|patch does not apply)$/\1/p' \
+			# (git apply follows its "patch failed: FILE:LINE" with
+			# "FILE: patch does not apply": one line names each file.)
+			conflicts=$(sed -nE 's/^error: (.*): (does not exist in index|already exists in index|patch does not apply)$/\1/p' \
 				<<<"$out" | sort -u | tr '\n' ' ')
 			ROWS+=("${p##*/}|needs rework: ${conflicts% }")
 			N_BAD=$((N_BAD + 1))
