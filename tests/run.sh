@@ -96,7 +96,7 @@ while read -r var; do unset "$var"; done < <(compgen -e | grep '^BATS_' || true)
 # in 152 s alone, 2026-12-07), and its kills are drawn within durations it
 # measures on the same machine, so a busy machine moves its moments and
 # its measures alike (all 13 of its tests passed three runs in a row
-# under a kernel build and make mutants); with one lane, it runs first,
+# beside a kernel build, load 7 to 9 on two cores); with one lane, it runs first,
 # then the others, one after the other.  qemu, stress
 # and series share the tests' own cache (the boot kernel of the real
 # series, its locks): they run one after the other, as one item.  The
