@@ -45,6 +45,17 @@ ported_with_resolution() {
 	"$TOOLS/port.sh" --continue 6.1 6.12 2>/dev/null
 }
 
+# ported_with_saved_fixup: the clean port, then a fixup! of its last
+# commit, made on the port and saved by --continue.
+ported_with_saved_fixup() {
+	port 6.1 6.12
+	[ "$status" -eq 0 ]
+	printf '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three = 3; /* 6.12 */\n' >"$PORT_TREE/kernel/sysctl.c"
+	git -C "$PORT_TREE" commit -q -a --fixup=HEAD
+	port --continue 6.1 6.12
+	[ "$status" -eq 0 ]
+}
+
 @test "port: a clean port writes the TO patches and the range-diff, and rebuilds the TO branch" {
 	port 6.1 6.12
 	[ "$status" -eq 0 ]
@@ -194,12 +205,7 @@ ported_with_resolution() {
 }
 
 @test "port: a saved fixup that no longer applies stops the port with git am's reason" {
-	port 6.1 6.12
-	[ "$status" -eq 0 ]
-	printf '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three = 3; /* 6.12 */\n' >"$PORT_TREE/kernel/sysctl.c"
-	git -C "$PORT_TREE" commit -q -a --fixup=HEAD
-	port --continue 6.1 6.12
-	[ "$status" -eq 0 ]
+	ported_with_saved_fixup
 	fixup=$WF_TOP/patches/6.12/port/fixups/0001-fixup-sysctl-Initialise-three.patch
 	# Edited by hand: a line it removes that the port does not have, and
 	# no blob ids for a 3-way merge.
@@ -434,12 +440,7 @@ ported_with_resolution() {
 }
 
 @test "port: a run killed while folding the fixups drops its rebase and folds them again" {
-	port 6.1 6.12
-	[ "$status" -eq 0 ]
-	printf '/* one */\nint one;\n/* two */\nint two = 2;\n/* three */\nint three = 3; /* 6.12 */\n' >"$PORT_TREE/kernel/sysctl.c"
-	git -C "$PORT_TREE" commit -q -a --fixup=HEAD
-	port --continue 6.1 6.12
-	[ "$status" -eq 0 ]
+	ported_with_saved_fixup
 	[[ $output == *"; 1 fixup(s)"* ]]
 	cp -r "$WF_TOP/patches/6.12" "$BATS_TEST_TMPDIR/before"
 	dir=$WF_CACHE/port/6.1..6.12
