@@ -158,7 +158,7 @@ next_item() {
 run_lane() {
 	local n=$1 rc=0 prefix='' item
 	shift
-	[[ $at_once -le 1 || $n == solo ]] || prefix="[$n] "
+	[[ $at_once -le 1 ]] || prefix="[$n] "
 	if [[ $# -gt 0 ]]; then
 		bats --tap --timing "${filter[@]}" "$@" | tee "$work/$n.tap" | sed -u "s/^/$prefix/" || rc=$?
 	else
@@ -177,7 +177,7 @@ if [[ ${#solo[@]} -gt 0 && $jobs -ge 2 ]]; then
 	run_lane f "${solo[@]}" &
 	pids+=($!)
 elif [[ ${#solo[@]} -gt 0 ]]; then
-	run_lane solo "${solo[@]}"
+	run_lane f "${solo[@]}"
 fi
 for ((i = 1; i <= used; i++)); do
 	run_lane "$i" &
